@@ -1,0 +1,449 @@
+package zklock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Client is one ZooKeeper session shared by every lock of a process. It is
+// safe for concurrent use; any number of goroutines may wait on any number
+// of resources through it.
+type Client struct {
+	cfg   clientConfig
+	conn  *zk.Conn
+	live  *liveness
+	log   *slog.Logger
+	owner []byte // default node data: JSON Owner
+	ids   atomic.Uint64
+
+	bg       context.Context // cancelled by Close; background cleanup uses it
+	bgCancel context.CancelFunc
+	wg       sync.WaitGroup
+	wake     chan struct{} // nudges the loss watchdog
+
+	mu        sync.Mutex
+	sessionID int64
+	ready     bool          // connected with a live session
+	readyCh   chan struct{} // closed when ready becomes true
+	suspended bool
+	closed    bool
+	closeCh   chan struct{}
+	nodes     map[string]*nodeEntry // our live lock nodes, by path
+}
+
+// nodeEntry tracks one lock node of ours while it may exist.
+type nodeEntry struct {
+	path      string
+	resource  string
+	mode      Mode
+	sessionID int64
+	since     time.Time
+	position  atomic.Int64
+	gone      chan struct{} // closed when the node is known to be gone
+	st        *leaseState   // set once held
+	releasing bool
+}
+
+// Connect opens a session with the ZooKeeper ensemble at servers
+// ("host:port") and waits until it is established. If ctx has no deadline,
+// Connect gives up after twice the session timeout. An unreachable ensemble
+// returns an error matching ErrUnavailable and the context's error.
+func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
+	cfg := defaultClientConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("%w: no ZooKeeper servers given", ErrInvalidOption)
+	}
+	for _, s := range servers {
+		if _, _, err := net.SplitHostPort(s); err != nil {
+			return nil, fmt.Errorf("%w: server %q: %v", ErrInvalidOption, s, err)
+		}
+	}
+	host, _ := os.Hostname()
+	owner, _ := json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})
+	c := &Client{
+		cfg:     cfg,
+		live:    &liveness{},
+		log:     cfg.logger,
+		owner:   owner,
+		wake:    make(chan struct{}, 1),
+		readyCh: make(chan struct{}),
+		closeCh: make(chan struct{}),
+		nodes:   make(map[string]*nodeEntry),
+	}
+	c.bg, c.bgCancel = context.WithCancel(context.Background())
+	var lastDialErr atomic.Value
+	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		nc, err := cfg.dialer(network, addr, timeout)
+		if err != nil {
+			lastDialErr.Store(err)
+			return nil, err
+		}
+		return c.live.wrap(nc), nil
+	}
+	conn, _, err := zk.Connect(servers, cfg.sessionTimeout,
+		zk.WithDialer(dial), zk.WithEventCallback(c.onEvent),
+		zk.WithLogger(zkLogger{cfg.logger}), zk.WithLogInfo(false))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
+	}
+	c.conn = conn
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*cfg.sessionTimeout)
+		defer cancel()
+	}
+	if _, err := c.waitReady(ctx); err != nil {
+		c.abort()
+		if e, ok := lastDialErr.Load().(error); ok {
+			return nil, fmt.Errorf("zklock: connect %v: %w (last dial error: %v)", servers, err, e)
+		}
+		return nil, fmt.Errorf("zklock: connect %v: %w", servers, err)
+	}
+	for _, a := range cfg.auth {
+		if _, err := call(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
+			c.abort()
+			if errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrNoAuth) {
+				return nil, fmt.Errorf("%w: %s authentication failed: %v", ErrNoAuth, a.scheme, err)
+			}
+			return nil, fmt.Errorf("zklock: connect %v: adding %s auth: %w", servers, a.scheme, mapErr(err))
+		}
+	}
+	c.wg.Add(1)
+	go c.watchdog()
+	return c, nil
+}
+
+func (c *Client) abort() {
+	c.mu.Lock()
+	c.closed = true
+	close(c.closeCh)
+	c.mu.Unlock()
+	c.bgCancel()
+	c.conn.Close()
+}
+
+// Close ends the session. Held leases are reported lost (LossClientClosed)
+// before the session is closed; ZooKeeper then deletes their nodes. Waiting
+// acquires return ErrClosed. Close is idempotent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.closeCh)
+	var lost, releasing []*leaseState
+	for p, e := range c.nodes {
+		switch {
+		case e.st != nil && !e.releasing:
+			lost = append(lost, e.st)
+		case e.st != nil:
+			releasing = append(releasing, e.st)
+		}
+		delete(c.nodes, p)
+		close(e.gone)
+	}
+	c.mu.Unlock()
+	for _, st := range lost {
+		st.lose(LossClientClosed)
+	}
+	for _, st := range releasing {
+		// closing the session deletes the node: the release is complete
+		st.finishRelease(context.Background())
+	}
+	c.bgCancel()
+	c.conn.Close()
+	c.wg.Wait()
+	return nil
+}
+
+// SessionID returns the current ZooKeeper session id (0 before the first
+// session).
+func (c *Client) SessionID() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// Root returns the znode under which resource queues live.
+func (c *Client) Root() string { return c.cfg.root }
+
+// Conn returns the underlying go-zookeeper connection, for operations this
+// package does not offer. Creating or deleting lock nodes through it
+// bypasses every guarantee of this package.
+func (c *Client) Conn() *zk.Conn { return c.conn }
+
+// waitReady waits until the client is connected with a live session and
+// returns the session id.
+func (c *Client) waitReady(ctx context.Context) (int64, error) {
+	for {
+		c.mu.Lock()
+		closed, ready, sid, ch := c.closed, c.ready, c.sessionID, c.readyCh
+		c.mu.Unlock()
+		switch {
+		case closed:
+			return 0, ErrClosed
+		case ready:
+			return sid, nil
+		}
+		select {
+		case <-ch:
+		case <-c.closeCh:
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%w: %w", ErrUnavailable, ctxErr(ctx))
+		}
+	}
+}
+
+// session returns the current session id and whether it is usable.
+func (c *Client) session() (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID, c.ready && !c.closed
+}
+
+// onEvent is go-zookeeper's event callback. It runs on go-zookeeper's
+// goroutines (sometimes under its locks): it must not block or call back
+// into the connection.
+func (c *Client) onEvent(ev zk.Event) {
+	switch ev.Type {
+	case zk.EventSession:
+		c.onSessionEvent(ev.State)
+	case zk.EventNodeDeleted:
+		c.mu.Lock()
+		e := c.nodes[ev.Path]
+		var st *leaseState
+		if e != nil {
+			delete(c.nodes, ev.Path)
+			close(e.gone)
+			if e.st != nil && !e.releasing {
+				st = e.st
+			}
+		}
+		c.mu.Unlock()
+		if st != nil {
+			st.lose(LossNodeDeleted)
+		}
+	case zk.EventNodeDataChanged:
+		// Someone wrote our node: the data watch is spent, set it again.
+		c.mu.Lock()
+		e := c.nodes[ev.Path]
+		c.mu.Unlock()
+		if e != nil {
+			c.goBackground(func(ctx context.Context) { c.rearm(ctx, e) })
+		}
+	}
+}
+
+func (c *Client) onSessionEvent(state zk.State) {
+	var lost []*leaseState
+	var notify EventKind
+	c.mu.Lock()
+	switch state {
+	case zk.StateHasSession:
+		c.live.mu.Lock()
+		sid := c.live.sessionID
+		c.live.mu.Unlock()
+		if c.sessionID != 0 && sid != c.sessionID {
+			lost = c.dropSessionLocked(c.sessionID)
+		}
+		if c.suspended && sid == c.sessionID {
+			notify = EventResumed
+		}
+		c.sessionID = sid
+		c.suspended = false
+		if !c.ready {
+			c.ready = true
+			close(c.readyCh)
+		}
+	case zk.StateDisconnected, zk.StateConnecting:
+		if c.ready {
+			c.ready = false
+			c.suspended = true
+			c.readyCh = make(chan struct{})
+			notify = EventSuspended
+		}
+	case zk.StateExpired:
+		if c.ready {
+			c.ready = false
+			c.readyCh = make(chan struct{})
+		}
+		lost = c.dropSessionLocked(c.sessionID)
+		c.log.Warn("zklock: session expired", "session", fmt.Sprintf("%#x", c.sessionID))
+	case zk.StateAuthFailed:
+		c.log.Error("zklock: authentication failed")
+	}
+	sid := c.sessionID
+	c.mu.Unlock()
+	for _, st := range lost {
+		st.lose(LossSessionExpired)
+	}
+	if notify != 0 && len(c.cfg.observers) > 0 {
+		go c.observe(context.Background(), Event{Kind: notify, SessionID: sid})
+	}
+	if notify == EventSuspended {
+		c.log.Warn("zklock: connection to ZooKeeper lost; leases suspended", "session", fmt.Sprintf("%#x", sid))
+	}
+	c.kick()
+}
+
+// dropSessionLocked forgets every node of session sid (gone with it) and
+// returns the leases to report lost.
+func (c *Client) dropSessionLocked(sid int64) []*leaseState {
+	var lost []*leaseState
+	for p, e := range c.nodes {
+		if e.sessionID != sid {
+			continue
+		}
+		delete(c.nodes, p)
+		close(e.gone)
+		if e.st != nil && !e.releasing {
+			lost = append(lost, e.st)
+		}
+	}
+	return lost
+}
+
+// rearm sets the data watch on our node again after a data change.
+func (c *Client) rearm(ctx context.Context, e *nodeEntry) {
+	for {
+		_, _, _, err := c.conn.GetW(e.path)
+		switch {
+		case err == nil:
+			return
+		case errors.Is(err, zk.ErrNoNode):
+			c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: e.path})
+			return
+		case isConnErr(err):
+			if _, err := c.waitReady(ctx); err != nil {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (c *Client) kick() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// goBackground runs f on a goroutine that Close waits for; f's context is
+// cancelled by Close.
+func (c *Client) goBackground(f func(ctx context.Context)) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		f(c.bg)
+	}()
+}
+
+// watchdog declares held leases lost once the session can no longer be
+// proven alive: at the last moment ZooKeeper is known to have heard from us,
+// plus the negotiated session timeout, minus the loss margin. ZooKeeper
+// cannot expire the session, and so cannot grant our locks to anyone else,
+// before that moment plus the margin.
+func (c *Client) watchdog() {
+	defer c.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		deadline, any := c.lossDeadline()
+		var wait <-chan time.Time
+		if any {
+			d := time.Until(deadline)
+			if d <= 0 {
+				c.loseUnverified()
+				continue
+			}
+			timer.Reset(d)
+			wait = timer.C
+		}
+		select {
+		case <-c.closeCh:
+			return
+		case <-c.wake:
+		case <-wait:
+		}
+	}
+}
+
+// lossDeadline returns when held leases must be given up, and whether any
+// lease is held.
+func (c *Client) lossDeadline() (time.Time, bool) {
+	anchor, timeout := c.live.snapshot()
+	margin := c.cfg.lossMargin
+	if margin == 0 || margin >= timeout {
+		margin = timeout / 4
+	}
+	c.mu.Lock()
+	held := false
+	for _, e := range c.nodes {
+		if e.st != nil && !e.releasing {
+			held = true
+			break
+		}
+	}
+	c.mu.Unlock()
+	return anchor.Add(timeout - margin), held
+}
+
+func (c *Client) loseUnverified() {
+	c.mu.Lock()
+	var lost []*leaseState
+	var orphans []*nodeEntry
+	for p, e := range c.nodes {
+		if e.st == nil || e.releasing {
+			continue
+		}
+		delete(c.nodes, p)
+		close(e.gone)
+		lost = append(lost, e.st)
+		orphans = append(orphans, e)
+	}
+	c.mu.Unlock()
+	if len(lost) > 0 {
+		c.log.Warn("zklock: session cannot be proven alive; leases given up", "leases", len(lost))
+	}
+	for _, st := range lost {
+		st.lose(LossSessionUnverified)
+	}
+	// If the session survives after all, the nodes still exist: delete them.
+	for _, e := range orphans {
+		c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, e.path, e.sessionID) })
+	}
+}
+
+type zkLogger struct{ l *slog.Logger }
+
+func (z zkLogger) Printf(format string, args ...any) {
+	z.l.Debug("zookeeper: " + fmt.Sprintf(format, args...))
+}

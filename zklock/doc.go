@@ -1,0 +1,48 @@
+// Package zklock provides distributed locks on Apache ZooKeeper: one
+// session per process (Client), any number of locks over it, each acquire
+// returning a Lease with a fencing token and a loss signal.
+//
+// # Quick start
+//
+//	c, err := zklock.Connect(ctx, []string{"127.0.0.1:2181"})
+//	if err != nil { ... }
+//	defer c.Close()
+//
+//	lease, err := c.Acquire(ctx, "accounts/42")   // waits; honours ctx
+//	if err != nil { ... }
+//	defer lease.Release(context.WithoutCancel(ctx))
+//	work(lease.Context(ctx), lease.Token())        // ctx ends if the lease is lost
+//
+// # Protocol
+//
+// Resource r's queue is the znode <root>/<EscapeResource(r)>, a CONTAINER
+// node that ZooKeeper removes once empty. An acquire creates an
+// EPHEMERAL_SEQUENTIAL child with Curator's protected name
+// "_c_<uuid>-lock-<seq>", lists the queue once, and, unless first, sets a
+// data watch on the nearest node ahead of it only, so each release wakes one
+// waiter (no herd). When that node goes and it was the only one ahead in the
+// waiter's snapshot, the waiter holds the lock with no further round trip.
+// Read/write locks use Curator's "__READ__"/"__WRIT__" names and kazoo's
+// "__lock__"/"__rlock__" names are understood, so Java and Python services
+// can share locks.
+//
+// # Safety
+//
+// A lease is lost (Done closed, Err a *LostError, Lease.Context cancelled)
+// when its session expires, when its node is deleted by someone else, and
+// also when the client has not heard from ZooKeeper for so long that the
+// session could expire: the client tracks the last moment the server is
+// known to have heard from it and gives leases up at that moment plus the
+// negotiated session timeout minus a margin (WithLossMargin), before
+// ZooKeeper can hand the lock to anyone else. A process paused for longer
+// than that (GC, SIGSTOP) cannot be warned in time: guard the protected
+// resource with the fencing token (Lease.Token), which grows with every
+// lease the ensemble grants.
+//
+// # Errors
+//
+// Errors match the package's sentinel values with errors.Is: ErrLocked,
+// ErrWaitTimeout, ErrInvalidResource, ErrReleased, ErrLeaseLost,
+// ErrSessionExpired, ErrClosed, ErrUnavailable, ErrUpgrade, ErrNoAuth,
+// ErrInvalidOption, and the context's errors.
+package zklock

@@ -1,0 +1,213 @@
+package zklock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Owner is the data zklock stores in each lock node: who created it.
+type Owner struct {
+	Host  string `json:"host,omitempty"`
+	PID   int    `json:"pid,omitempty"`
+	Label string `json:"label,omitempty"`
+}
+
+// QueueNode is one node of a resource's queue, as seen by Inspect.
+type QueueNode struct {
+	Name      string    // znode name
+	Path      string    // full znode path
+	Seq       int64     // sequence number
+	Mode      Mode      // from the node's layout
+	Position  int       // nodes ahead of it
+	Holder    bool      // it holds the lock now
+	Owner     Owner     // decoded owner data; Label holds foreign data as text
+	Created   time.Time // node creation time (server clock)
+	Token     int64     // czxid: the fencing token of its lease
+	SessionID int64     // ephemeral owner
+}
+
+// Queue is a snapshot of one resource's lock queue.
+type Queue struct {
+	Resource string
+	Path     string      // the queue's znode
+	Nodes    []QueueNode // in queue order; holders first
+	Unknown  []string    // children that match no lock layout
+}
+
+// Holders returns the nodes that hold the lock.
+func (q *Queue) Holders() []QueueNode {
+	var hs []QueueNode
+	for _, n := range q.Nodes {
+		if n.Holder {
+			hs = append(hs, n)
+		}
+	}
+	return hs
+}
+
+// Waiters returns the nodes waiting, in order.
+func (q *Queue) Waiters() []QueueNode {
+	var ws []QueueNode
+	for _, n := range q.Nodes {
+		if !n.Holder {
+			ws = append(ws, n)
+		}
+	}
+	return ws
+}
+
+// Inspect reads the queue of resource: holders and ordered waiters with
+// their owners and ages. A resource nobody has locked has an empty queue.
+// Accepts RawPath and WithLimit (to tell semaphore holders from waiters).
+func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOption) (*Queue, error) {
+	cfg := acquireConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	parent, err := c.queuePath(resource, cfg.raw)
+	if err != nil {
+		return nil, err
+	}
+	q := &Queue{Resource: resource, Path: parent}
+	names, err := call(ctx, func() ([]string, error) {
+		n, _, err := c.conn.Children(parent)
+		return n, err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return q, nil
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	kids, unknown := sortChildren(names)
+	q.Unknown = unknown
+	nodes := make([]QueueNode, len(kids))
+	errs := make([]error, len(kids))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32) // requests in flight: go-zookeeper pipelines them
+	for i, k := range kids {
+		n := &nodes[i]
+		*n = QueueNode{Name: k.name, Path: parent + "/" + k.name, Seq: k.seq, Mode: k.mode}
+		n.Holder, _ = rule(kids, i, cfg.limit)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			data, stat, err := c.conn.Get(n.Path)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			n.Owner = decodeOwner(data)
+			n.Created = time.UnixMilli(stat.Ctime)
+			n.Token = stat.Czxid
+			n.SessionID = stat.EphemeralOwner
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	for i, n := range nodes {
+		switch {
+		case errs[i] == nil:
+		case errors.Is(errs[i], zk.ErrNoNode):
+			continue // gone since the listing
+		default:
+			return nil, mapErr(errs[i])
+		}
+		n.Position = len(q.Nodes)
+		q.Nodes = append(q.Nodes, n)
+	}
+	return q, nil
+}
+
+func decodeOwner(data []byte) Owner {
+	var o Owner
+	if len(data) > 0 && data[0] == '{' && json.Unmarshal(data, &o) == nil {
+		return o
+	}
+	// Foreign data (Curator stores the host's IP address, kazoo an
+	// identifier): show it as text.
+	return Owner{Label: strings.ToValidUTF8(string(data), "?")}
+}
+
+// Resources lists the resources under the root whose names start with
+// prefix, sorted. Queues created with RawPath are not listed.
+func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error) {
+	names, err := call(ctx, func() ([]string, error) {
+		n, _, err := c.conn.Children(c.cfg.root)
+		return n, err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	var rs []string
+	for _, n := range names {
+		if r, ok := UnescapeResource(n); ok && strings.HasPrefix(r, prefix) {
+			rs = append(rs, r)
+		}
+	}
+	sort.Strings(rs)
+	return rs, nil
+}
+
+// LocalLock describes a lock node of this Client: waiting or held.
+type LocalLock struct {
+	Resource  string
+	Mode      Mode
+	Path      string
+	Held      bool
+	Position  int       // nodes ahead (0 when held)
+	Since     time.Time // when the node was created
+	Token     int64     // fencing token, when held
+	SessionID int64
+}
+
+// Locks returns this Client's lock nodes, waiting and held, ordered by
+// resource and path. It makes no ZooKeeper call.
+func (c *Client) Locks() []LocalLock {
+	c.mu.Lock()
+	ls := make([]LocalLock, 0, len(c.nodes))
+	for _, e := range c.nodes {
+		if e.releasing {
+			continue
+		}
+		l := LocalLock{Resource: e.resource, Mode: e.mode, Path: e.path, Held: e.st != nil,
+			Position: int(e.position.Load()), Since: e.since, SessionID: e.sessionID}
+		if e.st != nil {
+			l.Position = 0
+			e.st.mu.Lock()
+			for _, h := range e.st.holds {
+				if h.path == e.path {
+					l.Token = h.token
+				}
+			}
+			e.st.mu.Unlock()
+		}
+		ls = append(ls, l)
+	}
+	c.mu.Unlock()
+	sort.Slice(ls, func(i, j int) bool {
+		if ls[i].Resource != ls[j].Resource {
+			return ls[i].Resource < ls[j].Resource
+		}
+		return ls[i].Path < ls[j].Path
+	})
+	return ls
+}

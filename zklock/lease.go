@@ -1,0 +1,260 @@
+package zklock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Lease is a held lock. It is returned by a successful acquire and is
+// released once with Release. Its Done channel is closed when it ends,
+// released or lost; Err then says which.
+//
+// A Lease is safe for concurrent use.
+type Lease struct {
+	st       *leaseState
+	released atomic.Bool
+}
+
+// hold is one held node of a lease (a multi-resource lease has several).
+type hold struct {
+	resource  string
+	parent    string
+	path      string
+	token     int64
+	sessionID int64
+	entry     *nodeEntry
+}
+
+// releaser ends the holds of a lease; the ZooKeeper client and the
+// in-memory locker implement it.
+type releaser interface {
+	releaseHolds(ctx context.Context, st *leaseState) error
+	dropHolds(st *leaseState) // after a loss or a failed multi-acquire
+	observe(ctx context.Context, e Event)
+}
+
+type leaseState struct {
+	owner    releaser
+	id       uint64
+	resource string
+	mode     Mode
+	holds    []*hold
+	acquired time.Time
+	waited   time.Duration
+	ctx      context.Context // done when the lease ends; its cause says why
+	cancel   context.CancelCauseFunc
+
+	mu        sync.Mutex
+	refs      int
+	releasing bool
+	ended     bool
+	err       error
+	done      chan struct{}
+}
+
+func newLeaseState(owner releaser, id uint64, resource string, mode Mode) *leaseState {
+	st := &leaseState{owner: owner, id: id, resource: resource, mode: mode, refs: 1, done: make(chan struct{})}
+	st.ctx, st.cancel = context.WithCancelCause(context.Background())
+	return st
+}
+
+func (st *leaseState) addHold(h *hold) {
+	st.mu.Lock()
+	st.holds = append(st.holds, h)
+	st.mu.Unlock()
+}
+
+// Token is the fencing token: the czxid of the lease's node, which grows
+// across the whole ensemble. For a multi-resource lease it is the largest.
+func (st *leaseState) Token() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var t int64
+	for _, h := range st.holds {
+		t = max(t, h.token)
+	}
+	return t
+}
+
+// end closes the lease with err; it reports whether this call ended it.
+func (st *leaseState) end(err error) bool {
+	st.mu.Lock()
+	if st.ended {
+		st.mu.Unlock()
+		return false
+	}
+	st.ended = true
+	st.err = err
+	close(st.done)
+	st.mu.Unlock()
+	st.cancel(err)
+	return true
+}
+
+// lose ends the lease as lost and lets go of any other holds it has.
+func (st *leaseState) lose(reason LossReason) {
+	st.mu.Lock()
+	releasing := st.releasing
+	st.mu.Unlock()
+	if releasing {
+		// A release is under way: the node is going anyway.
+		return
+	}
+	err := &LostError{Resource: st.resource, Reason: reason}
+	if !st.end(err) {
+		return
+	}
+	st.owner.dropHolds(st)
+	held := time.Duration(0)
+	if !st.acquired.IsZero() {
+		held = time.Since(st.acquired)
+	}
+	go st.owner.observe(context.Background(), Event{Kind: EventLost, ID: st.id, Resource: st.resource,
+		Mode: st.mode, Held: held, Token: st.Token(), Err: err, SessionID: st.sessionID()})
+}
+
+// abandon gives back the holds of a lease whose acquire failed.
+func (st *leaseState) abandon() {
+	st.mu.Lock()
+	st.ended = true
+	st.err = ErrReleased
+	st.mu.Unlock()
+	st.owner.dropHolds(st)
+	st.cancel(ErrReleased)
+}
+
+func (st *leaseState) sessionID() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.holds) == 0 {
+		return 0
+	}
+	return st.holds[0].sessionID
+}
+
+func (st *leaseState) release(ctx context.Context) error {
+	st.mu.Lock()
+	if st.ended && !st.releasing {
+		err := st.err
+		st.mu.Unlock()
+		return err
+	}
+	st.refs--
+	if st.refs > 0 {
+		st.mu.Unlock()
+		return nil
+	}
+	start := !st.releasing
+	st.releasing = true
+	st.mu.Unlock()
+	if start {
+		err := st.owner.releaseHolds(ctx, st)
+		if err == nil {
+			st.finishRelease(ctx)
+			return nil
+		}
+		return fmt.Errorf("zklock: release of %q not yet confirmed (continuing in the background): %w", st.resource, err)
+	}
+	select {
+	case <-st.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("zklock: release of %q not yet confirmed: %w", st.resource, ctx.Err())
+	}
+}
+
+func (st *leaseState) finishRelease(ctx context.Context) {
+	if st.end(ErrReleased) {
+		st.owner.observe(ctx, Event{Kind: EventReleased, ID: st.id, Resource: st.resource, Mode: st.mode,
+			Held: time.Since(st.acquired), Token: st.Token(), SessionID: st.sessionID()})
+	}
+}
+
+// Resource returns the resource name (for a multi-resource lease, the names
+// joined by commas, in the order given).
+func (l *Lease) Resource() string { return l.st.resource }
+
+// Mode returns the lock mode.
+func (l *Lease) Mode() Mode { return l.st.mode }
+
+// Token returns the fencing token: the czxid of the lease's znode. It
+// increases with every lease granted by the ensemble, so a store that
+// remembers the largest token it has seen can refuse writes from a holder
+// whose lease has since been lost (a paused process, for instance).
+func (l *Lease) Token() int64 { return l.st.Token() }
+
+// Path returns the znode path of the lease's node (for a multi-resource
+// lease, the first in canonical order).
+func (l *Lease) Path() string {
+	l.st.mu.Lock()
+	defer l.st.mu.Unlock()
+	if len(l.st.holds) == 0 {
+		return ""
+	}
+	return l.st.holds[0].path
+}
+
+// Paths returns the znode paths of every node of the lease.
+func (l *Lease) Paths() []string {
+	l.st.mu.Lock()
+	defer l.st.mu.Unlock()
+	ps := make([]string, len(l.st.holds))
+	for i, h := range l.st.holds {
+		ps[i] = h.path
+	}
+	return ps
+}
+
+// SessionID returns the ZooKeeper session that holds the lease.
+func (l *Lease) SessionID() int64 { return l.st.sessionID() }
+
+// Acquired returns when the lock was acquired.
+func (l *Lease) Acquired() time.Time { return l.st.acquired }
+
+// Waited returns how long the acquire waited.
+func (l *Lease) Waited() time.Duration { return l.st.waited }
+
+// Done returns a channel that is closed when the lease ends: released, or
+// lost.
+func (l *Lease) Done() <-chan struct{} { return l.st.done }
+
+// Err returns nil while the lease is held, ErrReleased after its release,
+// and a *LostError (matching ErrLeaseLost) after a loss.
+func (l *Lease) Err() error {
+	l.st.mu.Lock()
+	defer l.st.mu.Unlock()
+	if !l.st.ended {
+		return nil
+	}
+	return l.st.err
+}
+
+// Context returns a context derived from parent that is cancelled when the
+// lease ends, with the lease's Err as its cause (context.Cause). It also
+// carries the lease, so an acquire of the same resource through the same
+// Client under this context re-enters instead of deadlocking.
+func (l *Lease) Context(parent context.Context) context.Context {
+	ctx, cancel := context.WithCancelCause(parent)
+	stop := context.AfterFunc(l.st.ctx, func() { cancel(context.Cause(l.st.ctx)) })
+	context.AfterFunc(ctx, func() { stop() })
+	return withLease(ctx, l.st)
+}
+
+// Release gives the lock back. It returns once ZooKeeper has confirmed the
+// deletion of the lease's node; if ctx ends first it returns an error and
+// the deletion goes on in the background (across reconnects) until
+// confirmed. A second Release returns ErrReleased; a Release after the lease
+// was lost returns its *LostError. Releasing a re-entered lease only counts
+// down; the node goes when the outermost lease is released.
+func (l *Lease) Release(ctx context.Context) error {
+	if l == nil {
+		return ErrReleased
+	}
+	if !l.released.CompareAndSwap(false, true) {
+		return ErrReleased
+	}
+	return l.st.release(ctx)
+}

@@ -1,0 +1,693 @@
+package zklock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// errRestart tells the wait loop to enqueue again with a fresh node: our
+// node vanished (session expired, or someone deleted it).
+var errRestart = errors.New("zklock: restart")
+
+// Acquire blocks until the lock on resource is held, ctx ends, or the wait
+// limit (MaxWait) passes, and returns the lease. If ctx carries a lease of
+// this client on the same resource (see Lease.Context), the acquire
+// re-enters it instead of waiting.
+//
+// Errors: *ResourceError (ErrInvalidResource) for a bad name; ErrLocked with
+// Try; ErrWaitTimeout; the context's error (also matching ErrUnavailable if
+// ZooKeeper was unreachable at the time); ErrClosed; ErrUpgrade.
+func (c *Client) Acquire(ctx context.Context, resource string, opts ...AcquireOption) (*Lease, error) {
+	cfg := acquireConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return c.acquire(ctx, []string{resource}, cfg)
+}
+
+// TryAcquire is Acquire with Try: it never waits for another holder and
+// returns ErrLocked when the resource is busy, leaving no node behind.
+func (c *Client) TryAcquire(ctx context.Context, resource string, opts ...AcquireOption) (*Lease, error) {
+	return c.Acquire(ctx, resource, append(opts, Try())...)
+}
+
+// AcquireAll acquires every resource, all or nothing, in one canonical order
+// (sorted by znode path) so that two callers asking for {A,B} and {B,A}
+// cannot deadlock. On failure or cancellation everything already taken is
+// released. The lease is lost as soon as any part of it is lost.
+func (c *Client) AcquireAll(ctx context.Context, resources []string, opts ...AcquireOption) (*Lease, error) {
+	cfg := acquireConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if len(resources) == 0 {
+		return nil, &ResourceError{Reason: "no resources given"}
+	}
+	return c.acquire(ctx, resources, cfg)
+}
+
+// target is one resource of an acquire, resolved to its queue's znode.
+type target struct {
+	resource string
+	parent   string
+}
+
+func (c *Client) targets(resources []string, raw bool) ([]target, error) {
+	ts := make([]target, 0, len(resources))
+	for _, r := range resources {
+		p, err := c.queuePath(r, raw)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, target{r, p})
+	}
+	slices.SortFunc(ts, func(a, b target) int { return strings.Compare(a.parent, b.parent) })
+	for i := 1; i < len(ts); i++ {
+		if ts[i].parent == ts[i-1].parent {
+			return nil, &ResourceError{Resource: ts[i].resource, Reason: "listed twice"}
+		}
+	}
+	return ts, nil
+}
+
+// QueuePath returns the znode that holds resource's lock queue.
+func (c *Client) QueuePath(resource string, opts ...AcquireOption) (string, error) {
+	cfg := acquireConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return c.queuePath(resource, cfg.raw)
+}
+
+func (c *Client) queuePath(resource string, raw bool) (string, error) {
+	if raw {
+		if err := validateZnodePath(resource); err != nil {
+			return "", err
+		}
+		return resource, nil
+	}
+	if err := ValidateResource(resource); err != nil {
+		return "", err
+	}
+	return c.cfg.root + "/" + EscapeResource(resource), nil
+}
+
+func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireConfig) (*Lease, error) {
+	if cfg.mode < Exclusive || cfg.mode > Semaphore {
+		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalidOption, cfg.mode)
+	}
+	if cfg.mode == Semaphore && cfg.limit < 1 {
+		return nil, fmt.Errorf("%w: semaphore limit must be at least 1", ErrInvalidOption)
+	}
+	ts, err := c.targets(resources, cfg.raw)
+	if err != nil {
+		return nil, err
+	}
+	name := resources[0]
+	if len(resources) > 1 {
+		name = strings.Join(resources, ",")
+	}
+	if len(ts) == 1 {
+		if l, ok, err := reenter(ctx, c, ts[0].parent, cfg.mode); ok {
+			return l, err
+		}
+	}
+	data := c.owner
+	if cfg.label != "" {
+		host, _ := os.Hostname()
+		data, _ = json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})
+	}
+	st := newLeaseState(c, c.ids.Add(1), name, cfg.mode)
+	start := time.Now()
+	c.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: name, Mode: cfg.mode, Time: start})
+	wctx := ctx
+	if cfg.maxWait > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, ErrWaitTimeout)
+		defer cancel()
+	}
+	for _, t := range ts {
+		w := &waiter{c: c, st: st, target: t, cfg: cfg, data: data}
+		if err := w.wait(wctx); err != nil {
+			// give back what was taken; the lease never existed for the caller
+			st.abandon()
+			err = fmt.Errorf("zklock: acquire %q: %w", t.resource, err)
+			c.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Mode: cfg.mode, Wait: time.Since(start), Err: err, SessionID: w.sid})
+			return nil, err
+		}
+	}
+	st.acquired = time.Now()
+	st.waited = st.acquired.Sub(start)
+	c.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Mode: cfg.mode, Path: st.holds[0].path,
+		Wait: st.waited, Token: st.Token(), SessionID: st.holds[0].sessionID, Time: st.acquired})
+	c.kick()
+	return &Lease{st: st}, nil
+}
+
+// waiter is one node's journey through a resource's queue.
+type waiter struct {
+	c      *Client
+	st     *leaseState
+	target target
+	cfg    acquireConfig
+	data   []byte
+
+	sid   int64
+	path  string
+	name  string
+	entry *nodeEntry
+	token int64
+	pos   int
+	seen  bool // an enqueue event was reported
+}
+
+func (w *waiter) wait(ctx context.Context) error {
+	for {
+		sid, err := w.c.waitReady(ctx)
+		if err != nil {
+			return err
+		}
+		w.sid = sid
+		if err := w.create(ctx); err != nil {
+			if errors.Is(err, errRestart) {
+				continue
+			}
+			return err
+		}
+		err = w.queue(ctx)
+		if errors.Is(err, errRestart) {
+			w.c.log.Debug("zklock: lock node vanished; enqueueing again", "resource", w.target.resource, "node", w.path)
+			continue
+		}
+		return err
+	}
+}
+
+// create makes our ephemeral-sequential node with a protected name, so that
+// after a connection loss mid-create we can find it by its UUID instead of
+// leaving an orphan or queueing twice.
+func (w *waiter) create(ctx context.Context) error {
+	c := w.c
+	id := newUUID()
+	prefix := w.target.parent + "/" + protectedPrefix + id + "-" + marker(w.cfg.mode)
+	mayExist := false // a create whose outcome is unknown may have made a node
+	defer func() {
+		if w.path == "" && mayExist {
+			c.cleanupByID(w.target.parent, id, w.sid)
+		}
+	}()
+	for {
+		path, err := c.createNode(ctx, prefix, w.data, w.target.parent, id, w.sid)
+		switch {
+		case err == nil:
+			w.register(path)
+			return nil
+		case errors.Is(err, zk.ErrNoNode):
+			if err := c.ensureQueue(ctx, w.target.parent); err != nil {
+				return err
+			}
+		case isConnErr(err):
+			mayExist = true
+			sid, err := c.waitReady(ctx)
+			if err != nil {
+				return err
+			}
+			if sid != w.sid {
+				return errRestart // the old session and its node are gone
+			}
+			names, err := call(ctx, func() ([]string, error) {
+				n, _, err := c.conn.Children(w.target.parent)
+				return n, err
+			})
+			if err == nil {
+				for _, n := range names {
+					if protectedID(n) == id {
+						w.register(w.target.parent + "/" + n)
+						return nil
+					}
+				}
+			} else if !isConnErr(err) && !errors.Is(err, zk.ErrNoNode) {
+				return mapErr(err)
+			}
+		case errors.Is(err, zk.ErrSessionExpired):
+			return errRestart
+		default:
+			return mapErr(err)
+		}
+	}
+}
+
+func (w *waiter) register(path string) {
+	w.path = path
+	w.name = path[len(w.target.parent)+1:]
+	e := &nodeEntry{path: path, resource: w.target.resource, mode: w.cfg.mode, sessionID: w.sid,
+		since: time.Now(), gone: make(chan struct{})}
+	e.position.Store(-1)
+	w.c.mu.Lock()
+	w.c.nodes[path] = e
+	w.c.mu.Unlock()
+	w.entry = e
+}
+
+// createNode runs one create. If ctx ends while it is in flight, whatever
+// it creates is deleted in the background.
+func (c *Client) createNode(ctx context.Context, prefix string, data []byte, parent, id string, sid int64) (string, error) {
+	type result struct {
+		path string
+		err  error
+	}
+	ch := make(chan result, 1)
+	abandoned := make(chan struct{})
+	go func() {
+		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
+		select {
+		case ch <- result{p, err}:
+		default:
+		}
+		select {
+		case <-abandoned:
+			switch {
+			case err == nil:
+				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, p, sid) })
+			case isConnErr(err):
+				c.cleanupByID(parent, id, sid)
+			}
+		default:
+		}
+	}()
+	select {
+	case r := <-ch:
+		return r.path, r.err
+	case <-ctx.Done():
+		close(abandoned)
+		// The create may have finished in the meantime: then clean up here.
+		select {
+		case r := <-ch:
+			if r.err == nil {
+				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, r.path, sid) })
+			}
+		default:
+		}
+		return "", ctxErr(ctx)
+	}
+}
+
+// ensureQueue creates a queue's znode as a CONTAINER (ZooKeeper removes it
+// once empty) and its ancestors as persistent nodes.
+func (c *Client) ensureQueue(ctx context.Context, parent string) error {
+	parts := strings.Split(parent[1:], "/")
+	for i := range parts {
+		p := "/" + strings.Join(parts[:i+1], "/")
+		last := i == len(parts)-1
+		_, err := call(ctx, func() (string, error) {
+			if last {
+				return c.conn.CreateContainer(p, nil, zk.FlagContainer, c.cfg.acl)
+			}
+			return c.conn.Create(p, nil, 0, c.cfg.acl)
+		})
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNodeExists):
+		case isConnErr(err):
+			if _, err := c.waitReady(ctx); err != nil {
+				return err
+			}
+			return nil // let the caller retry its create
+		case isCtxErr(err):
+			return err
+		default:
+			return mapErr(err)
+		}
+	}
+	return nil
+}
+
+// queue reads the queue, and waits until our node holds the lock.
+func (w *waiter) queue(ctx context.Context) error {
+	kids, err := w.firstLook(ctx)
+	if err != nil {
+		return w.fail(err)
+	}
+	for {
+		idx := slices.IndexFunc(kids, func(k child) bool { return k.name == w.name })
+		if idx < 0 {
+			w.forget()
+			return errRestart
+		}
+		held, watch := rule(kids, idx, w.cfg.limit)
+		w.report(ctx, idx)
+		if held {
+			return w.hold(ctx)
+		}
+		if w.cfg.try {
+			return w.fail(ErrLocked)
+		}
+		pred := w.target.parent + "/" + kids[watch].name
+		gone, err := w.watch(ctx, pred)
+		if err != nil {
+			return w.fail(err)
+		}
+		// pred is gone. Nodes ahead of ours can only disappear (sequence
+		// numbers only grow), so if pred was the last obstacle in our
+		// snapshot, we hold the lock without another round trip.
+		kids = slices.Delete(kids, watch, watch+1)
+		if h, _ := rule(kids, idx-1, w.cfg.limit); h || !gone {
+			continue
+		}
+		kids, err = w.list(ctx)
+		if err != nil {
+			return w.fail(err)
+		}
+	}
+}
+
+// firstLook reads our node (fencing token, and a data watch that tells us
+// if anyone deletes it) and the queue, in parallel.
+func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
+	c := w.c
+	type own struct {
+		stat *zk.Stat
+		err  error
+	}
+	ownCh := make(chan own, 1)
+	for {
+		go func() {
+			_, st, _, err := c.conn.GetW(w.path)
+			ownCh <- own{st, err}
+		}()
+		kids, lerr := w.list(ctx)
+		var o own
+		select {
+		case o = <-ownCh:
+		case <-ctx.Done():
+			return nil, ctxErr(ctx)
+		}
+		switch {
+		case lerr != nil:
+			return nil, lerr
+		case o.err == nil:
+			w.token = o.stat.Czxid
+			return kids, nil
+		case errors.Is(o.err, zk.ErrNoNode):
+			return nil, errRestart
+		case isConnErr(o.err):
+			if err := w.sameSession(ctx); err != nil {
+				return nil, err
+			}
+		case errors.Is(o.err, zk.ErrSessionExpired):
+			return nil, errRestart
+		default:
+			return nil, mapErr(o.err)
+		}
+	}
+}
+
+// list reads the queue's children, retrying across connection loss while
+// the session lives.
+func (w *waiter) list(ctx context.Context) ([]child, error) {
+	for {
+		names, err := call(ctx, func() ([]string, error) {
+			n, _, err := w.c.conn.Children(w.target.parent)
+			return n, err
+		})
+		switch {
+		case err == nil:
+			kids, unknown := sortChildren(names)
+			if len(unknown) > 0 {
+				w.c.log.Warn("zklock: queue holds nodes of no known lock layout; they are not ordered",
+					"queue", w.target.parent, "nodes", unknown)
+			}
+			return kids, nil
+		case errors.Is(err, zk.ErrNoNode):
+			return nil, errRestart
+		case isConnErr(err):
+			if err := w.sameSession(ctx); err != nil {
+				return nil, err
+			}
+		case errors.Is(err, zk.ErrSessionExpired):
+			return nil, errRestart
+		case isCtxErr(err):
+			return nil, err
+		default:
+			return nil, mapErr(err)
+		}
+	}
+}
+
+// sameSession waits for the connection and returns errRestart if the
+// session changed meanwhile.
+func (w *waiter) sameSession(ctx context.Context) error {
+	sid, err := w.c.waitReady(ctx)
+	if err != nil {
+		return err
+	}
+	if sid != w.sid {
+		return errRestart
+	}
+	return nil
+}
+
+// watch sets a data watch on pred and waits for its deletion. It returns
+// gone == false when pred was already gone when the watch was set.
+func (w *waiter) watch(ctx context.Context, pred string) (gone bool, err error) {
+	c := w.c
+	for {
+		type res struct {
+			ch  <-chan zk.Event
+			err error
+		}
+		r, err := call(ctx, func() (res, error) {
+			_, _, ch, err := c.conn.GetW(pred)
+			return res{ch, err}, nil
+		})
+		if err != nil {
+			return false, err
+		}
+		switch {
+		case r.err == nil:
+		case errors.Is(r.err, zk.ErrNoNode):
+			return false, nil
+		case isConnErr(r.err):
+			if err := w.sameSession(ctx); err != nil {
+				return false, err
+			}
+			continue
+		case errors.Is(r.err, zk.ErrSessionExpired):
+			return false, errRestart
+		default:
+			return false, mapErr(r.err)
+		}
+		select {
+		case ev := <-r.ch:
+			switch {
+			case ev.Type == zk.EventNodeDeleted:
+				// Our own node's deletion, if any, was delivered before
+				// this event: check it now.
+				select {
+				case <-w.entry.gone:
+					return false, errRestart
+				default:
+				}
+				return true, nil
+			case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
+				return false, ErrClosed
+			case ev.Type == zk.EventNotWatching:
+				return false, errRestart
+			}
+			// data changed: set the watch again
+		case <-w.entry.gone:
+			return false, errRestart
+		case <-ctx.Done():
+			return false, ctxErr(ctx)
+		case <-c.closeCh:
+			return false, ErrClosed
+		}
+	}
+}
+
+func (w *waiter) report(ctx context.Context, pos int) {
+	w.entry.position.Store(int64(pos))
+	if w.seen && pos == w.pos {
+		return
+	}
+	kind := EventPosition
+	if !w.seen {
+		kind = EventEnqueued
+		w.seen = true
+	}
+	w.pos = pos
+	w.c.observe(ctx, Event{Kind: kind, ID: w.st.id, Resource: w.target.resource, Mode: w.cfg.mode,
+		Path: w.path, Position: pos, Token: w.token, SessionID: w.sid})
+}
+
+// hold turns our node into a held lock.
+func (w *waiter) hold(ctx context.Context) error {
+	c := w.c
+	// If we have not heard from the server for so long that the session may
+	// be about to expire, prove it alive before handing out a lease.
+	if deadline, _ := c.lossDeadline(); time.Now().After(deadline) {
+		ok, err := call(ctx, func() (bool, error) {
+			ok, _, err := c.conn.Exists(w.path)
+			return ok, err
+		})
+		switch {
+		case err == nil && !ok:
+			w.forget()
+			return errRestart
+		case err != nil:
+			return w.fail(err)
+		}
+	}
+	c.mu.Lock()
+	select {
+	case <-w.entry.gone:
+		c.mu.Unlock()
+		return errRestart
+	default:
+	}
+	w.entry.st = w.st
+	w.entry.position.Store(0)
+	c.mu.Unlock()
+	w.st.addHold(&hold{resource: w.target.resource, parent: w.target.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry})
+	return nil
+}
+
+// fail deletes our node (with a fresh context: the caller's may be dead)
+// and returns err.
+func (w *waiter) fail(err error) error {
+	if errors.Is(err, errRestart) {
+		w.forget()
+		return err
+	}
+	if w.path != "" {
+		w.c.removeNode(w.entry)
+	}
+	return err
+}
+
+// forget drops our record of a node that is already gone.
+func (w *waiter) forget() {
+	w.c.mu.Lock()
+	if w.c.nodes[w.path] == w.entry {
+		delete(w.c.nodes, w.path)
+	}
+	w.c.mu.Unlock()
+	w.path, w.name = "", ""
+}
+
+// removeNode deletes one of our nodes that is not (or no longer) held. It
+// tries for a short while on the caller's goroutine, then goes on in the
+// background until ZooKeeper confirms or the session ends.
+func (c *Client) removeNode(e *nodeEntry) {
+	c.mu.Lock()
+	e.releasing = true
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.sessionTimeout)
+	err := c.deleteNode(ctx, e.path, e.sessionID)
+	cancel()
+	if err != nil {
+		c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, e.path, e.sessionID) })
+	}
+}
+
+// deleteNode deletes path, created in session sid, retrying across
+// connection loss. It returns nil once the node is known to be gone
+// (deleted, already gone, or gone with its session).
+func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
+	defer func() {
+		c.mu.Lock()
+		if e := c.nodes[path]; e != nil && e.sessionID == sid {
+			delete(c.nodes, path)
+			close(e.gone)
+		}
+		c.mu.Unlock()
+	}()
+	for {
+		cur, ready := c.session()
+		if cur != sid {
+			return nil // the session that owned it has expired
+		}
+		if !ready {
+			if _, err := c.waitReady(ctx); err != nil {
+				if errors.Is(err, ErrClosed) {
+					return nil // closing the session deletes it
+				}
+				return err
+			}
+			continue
+		}
+		_, err := call(ctx, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, -1) })
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
+			return nil
+		case isConnErr(err):
+			continue
+		case isCtxErr(err):
+			return err
+		default:
+			c.log.Error("zklock: cannot delete lock node", "node", path, "err", err)
+			return mapErr(err)
+		}
+	}
+}
+
+// cleanupByID deletes, in the background, any node of queue parent whose
+// protected name carries id: the result of a create whose outcome we never
+// learned.
+func (c *Client) cleanupByID(parent, id string, sid int64) {
+	c.goBackground(func(ctx context.Context) {
+		for {
+			cur, err := c.waitReady(ctx)
+			if err != nil || cur != sid {
+				return
+			}
+			names, _, err := c.conn.Children(parent)
+			switch {
+			case err == nil:
+				for _, n := range names {
+					if protectedID(n) == id {
+						_ = c.deleteNode(ctx, parent+"/"+n, sid)
+					}
+				}
+				return
+			case isConnErr(err):
+				continue
+			default:
+				return
+			}
+		}
+	})
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], b[10:])
+	return string(s[:])
+}

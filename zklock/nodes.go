@@ -1,0 +1,173 @@
+package zklock
+
+import (
+	"slices"
+	"strings"
+)
+
+// Mode is the kind of lock an acquire asks for.
+type Mode int
+
+// Lock modes.
+const (
+	// Exclusive: one holder at a time (the default).
+	Exclusive Mode = iota
+	// Read: shared with other readers; excluded by writers and exclusive
+	// holders ahead in the queue.
+	Read
+	// Write: excludes everyone; same as Exclusive but named with Curator's
+	// read/write layout so Java readers and writers see it.
+	Write
+	// Semaphore: up to the limit given with WithLimit hold at once.
+	Semaphore
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Exclusive:
+		return "exclusive"
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Semaphore:
+		return "semaphore"
+	}
+	return "unknown"
+}
+
+// Node name layouts. Sequence numbers are the 10 digits ZooKeeper appends.
+const (
+	protectedPrefix = "_c_"   // Curator's protected-name prefix, followed by a UUID and "-"
+	markLock        = "lock-" // Curator InterProcessMutex, go-zookeeper zk.Lock
+	markRead        = "__READ__"
+	markWrite       = "__WRIT__"
+	markKazooLock   = "__lock__"
+	markKazooRead   = "__rlock__"
+	markSemaphore   = "sema-" // zklock's own semaphore layout
+	seqDigits       = 10
+)
+
+// child is one parsed lock node in a resource's queue.
+type child struct {
+	name string
+	seq  int64
+	mode Mode // Exclusive, Read, Write or Semaphore
+}
+
+// marker returns the name part that precedes the sequence for a mode.
+func marker(m Mode) string {
+	switch m {
+	case Read:
+		return markRead
+	case Write:
+		return markWrite
+	case Semaphore:
+		return markSemaphore
+	}
+	return markLock
+}
+
+// parseChild parses a lock node name of any known layout. Names that match
+// no layout return ok == false; callers report them.
+func parseChild(name string) (child, bool) {
+	if len(name) < seqDigits+1 {
+		return child{}, false
+	}
+	digits := name[len(name)-seqDigits:]
+	var seq int64
+	for i := 0; i < len(digits); i++ {
+		d := digits[i]
+		if d < '0' || d > '9' {
+			return child{}, false
+		}
+		seq = seq*10 + int64(d-'0')
+	}
+	head := name[:len(name)-seqDigits]
+	var m Mode
+	switch {
+	case strings.HasSuffix(head, markRead), strings.HasSuffix(head, markKazooRead):
+		m = Read
+	case strings.HasSuffix(head, markWrite), strings.HasSuffix(head, markKazooLock):
+		m = Write
+	case strings.HasSuffix(head, markSemaphore):
+		m = Semaphore
+	case strings.HasSuffix(head, markLock):
+		m = Exclusive
+	default:
+		return child{}, false
+	}
+	return child{name: name, seq: seq, mode: m}, true
+}
+
+// protectedID returns the UUID of a Curator-style protected name
+// ("_c_<uuid>-..."), or "" when the name is not protected.
+func protectedID(name string) string {
+	if !strings.HasPrefix(name, protectedPrefix) {
+		return ""
+	}
+	rest := name[len(protectedPrefix):]
+	i := strings.IndexByte(rest, '-')
+	// A UUID has dashes of its own: take the fixed 36-character form when
+	// present, else (go-zookeeper's 32 hex digits) up to the first dash.
+	if len(rest) > 36 && rest[36] == '-' && strings.Count(rest[:36], "-") == 4 {
+		return rest[:36]
+	}
+	if i <= 0 {
+		return ""
+	}
+	return rest[:i]
+}
+
+// sortChildren parses names, returns the recognised ones in sequence order
+// and the names that match no layout.
+func sortChildren(names []string) (kids []child, unknown []string) {
+	kids = make([]child, 0, len(names))
+	for _, n := range names {
+		if c, ok := parseChild(n); ok {
+			kids = append(kids, c)
+		} else {
+			unknown = append(unknown, n)
+		}
+	}
+	slices.SortFunc(kids, func(a, b child) int {
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	return kids, unknown
+}
+
+// rule decides, for the node at index i of a sorted queue, whether it holds
+// the lock and, if not, which earlier node it must watch. Exactly one node
+// is watched, so each hand-off wakes only a waiter that may proceed next.
+func rule(kids []child, i int, limit int) (held bool, watch int) {
+	switch kids[i].mode {
+	case Read:
+		// A reader holds unless a writer or exclusive node is ahead; it
+		// watches the nearest such node.
+		for j := i - 1; j >= 0; j-- {
+			if kids[j].mode != Read {
+				return false, j
+			}
+		}
+		return true, -1
+	case Semaphore:
+		if limit < 1 {
+			limit = 1
+		}
+		if i < limit {
+			return true, -1
+		}
+		return false, i - limit
+	default:
+		if i == 0 {
+			return true, -1
+		}
+		return false, i - 1
+	}
+}

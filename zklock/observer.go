@@ -1,0 +1,104 @@
+package zklock
+
+import (
+	"context"
+	"time"
+)
+
+// EventKind says what happened to a lock.
+type EventKind int
+
+// Event kinds, in the order an acquire reports them.
+const (
+	// EventStarted: an acquire began (before its node exists).
+	EventStarted EventKind = iota + 1
+	// EventEnqueued: the node was created; Position is the number of nodes
+	// ahead of it.
+	EventEnqueued
+	// EventPosition: the position changed while waiting.
+	EventPosition
+	// EventAcquired: the lock is held; Wait and Token are set.
+	EventAcquired
+	// EventReleased: the lease was released; Held is set.
+	EventReleased
+	// EventLost: the lease was lost; Err is a *LostError, Held is set.
+	EventLost
+	// EventFailed: the acquire failed; Err says why.
+	EventFailed
+	// EventSuspended: the connection to ZooKeeper was lost; leases are
+	// kept until the session can no longer be proven alive.
+	EventSuspended
+	// EventResumed: reconnected to the same session in time.
+	EventResumed
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventStarted:
+		return "started"
+	case EventEnqueued:
+		return "enqueued"
+	case EventPosition:
+		return "position"
+	case EventAcquired:
+		return "acquired"
+	case EventReleased:
+		return "released"
+	case EventLost:
+		return "lost"
+	case EventFailed:
+		return "failed"
+	case EventSuspended:
+		return "suspended"
+	case EventResumed:
+		return "resumed"
+	}
+	return "unknown"
+}
+
+// Event describes one step of a lock's life. ID is the same for every event
+// of one acquire and of the lease it produced, so an observer can pair them.
+// Session events (EventSuspended, EventResumed) have ID 0.
+type Event struct {
+	Kind      EventKind
+	ID        uint64
+	Resource  string
+	Mode      Mode
+	Path      string // the lock node's znode path, once it exists
+	Position  int    // nodes ahead in the queue
+	Wait      time.Duration
+	Held      time.Duration
+	Token     int64
+	SessionID int64
+	Err       error
+	Time      time.Time
+}
+
+// Observer receives lock events. Observe is called synchronously on the
+// acquiring or releasing goroutine for acquire and release events (with that
+// call's context, so a tracer can parent spans), and on a separate goroutine
+// with a background context for losses and session events. It must not
+// block for long.
+type Observer interface {
+	Observe(ctx context.Context, e Event)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(ctx context.Context, e Event)
+
+// Observe calls f(ctx, e).
+func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
+
+var _ Observer = ObserverFunc(nil)
+
+func (c *Client) observe(ctx context.Context, e Event) {
+	if len(c.cfg.observers) == 0 {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	for _, o := range c.cfg.observers {
+		o.Observe(ctx, e)
+	}
+}

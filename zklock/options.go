@@ -1,0 +1,196 @@
+package zklock
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Defaults for Client options.
+const (
+	DefaultRoot           = "/zklock"
+	DefaultSessionTimeout = 10 * time.Second
+)
+
+// Option configures a Client. Options are applied in order over the
+// documented defaults.
+type Option func(*clientConfig)
+
+type clientConfig struct {
+	root           string
+	sessionTimeout time.Duration
+	lossMargin     time.Duration // 0: sessionTimeout/4
+	acl            []zk.ACL
+	auth           []authInfo
+	logger         *slog.Logger
+	label          string
+	observers      []Observer
+	dialer         zk.Dialer
+	err            error
+}
+
+type authInfo struct {
+	scheme string
+	auth   []byte
+}
+
+func defaultClientConfig() clientConfig {
+	return clientConfig{
+		root:           DefaultRoot,
+		sessionTimeout: DefaultSessionTimeout,
+		acl:            zk.WorldACL(zk.PermAll),
+		logger:         slog.New(slog.DiscardHandler),
+		dialer:         net.DialTimeout,
+	}
+}
+
+// WithRoot sets the znode under which resource queues live (default
+// "/zklock"). It is created as a persistent node when missing.
+func WithRoot(path string) Option {
+	return func(c *clientConfig) {
+		if err := validateZnodePath(path); err != nil {
+			c.setErr(fmt.Errorf("%w: root: %w", ErrInvalidOption, err))
+			return
+		}
+		c.root = path
+	}
+}
+
+// WithSessionTimeout sets the session timeout asked of ZooKeeper (default
+// 10s). The server clamps it to its own bounds (2 to 20 ticks by default);
+// the negotiated value is the one used for loss detection.
+func WithSessionTimeout(d time.Duration) Option {
+	return func(c *clientConfig) {
+		if d < 100*time.Millisecond {
+			c.setErr(fmt.Errorf("%w: session timeout %v is below 100ms", ErrInvalidOption, d))
+			return
+		}
+		c.sessionTimeout = d
+	}
+}
+
+// WithLossMargin sets how long before the earliest moment ZooKeeper could
+// expire the session the client declares its leases lost (default: a quarter
+// of the negotiated session timeout). A larger margin gives holders more time
+// to stop before anyone else can be granted the lock, at the price of giving
+// leases up sooner during a network blip.
+func WithLossMargin(d time.Duration) Option {
+	return func(c *clientConfig) {
+		if d <= 0 {
+			c.setErr(fmt.Errorf("%w: loss margin must be positive", ErrInvalidOption))
+			return
+		}
+		c.lossMargin = d
+	}
+}
+
+// WithACL sets the ACL of every node the client creates (default: world
+// all, ZooKeeper's OPEN_ACL_UNSAFE).
+func WithACL(acl []zk.ACL) Option {
+	return func(c *clientConfig) {
+		if len(acl) == 0 {
+			c.setErr(fmt.Errorf("%w: empty ACL", ErrInvalidOption))
+			return
+		}
+		c.acl = acl
+	}
+}
+
+// WithAuth adds authentication info sent on every (re)connect, e.g.
+// WithAuth("digest", []byte("user:password")).
+func WithAuth(scheme string, auth []byte) Option {
+	return func(c *clientConfig) { c.auth = append(c.auth, authInfo{scheme, auth}) }
+}
+
+// WithDigestAuth authenticates as user:password and, unless WithACL is also
+// given later, makes every created node deletable and writable only by that
+// identity (others may read it and queue behind it).
+func WithDigestAuth(user, password string) Option {
+	return func(c *clientConfig) {
+		c.auth = append(c.auth, authInfo{"digest", []byte(user + ":" + password)})
+		acl := zk.DigestACL(zk.PermAll, user, password)
+		acl = append(acl, zk.WorldACL(zk.PermRead)...)
+		c.acl = acl
+	}
+}
+
+// WithLogger sets the logger for connection state changes and anomalies
+// (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *clientConfig) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithLabel sets a label stored in every lock node's owner data, shown by
+// Inspect and the zklock CLI (e.g. a job or pod name).
+func WithLabel(label string) Option {
+	return func(c *clientConfig) { c.label = label }
+}
+
+// WithObserver adds an Observer of lock events. It may be given more than
+// once; observers are called in order.
+func WithObserver(o Observer) Option {
+	return func(c *clientConfig) {
+		if o != nil {
+			c.observers = append(c.observers, o)
+		}
+	}
+}
+
+// WithDialer sets how TCP connections to ZooKeeper are made (TLS, a proxy).
+// The default is net.DialTimeout.
+func WithDialer(d zk.Dialer) Option {
+	return func(c *clientConfig) {
+		if d != nil {
+			c.dialer = d
+		}
+	}
+}
+
+func (c *clientConfig) setErr(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// AcquireOption configures one acquire.
+type AcquireOption func(*acquireConfig)
+
+type acquireConfig struct {
+	mode    Mode
+	limit   int
+	try     bool
+	maxWait time.Duration
+	raw     bool
+	label   string
+}
+
+// Try makes the acquire return ErrLocked at once instead of waiting.
+func Try() AcquireOption { return func(c *acquireConfig) { c.try = true } }
+
+// MaxWait bounds the wait; when it passes the acquire fails with
+// ErrWaitTimeout. The caller's context deadline still applies.
+func MaxWait(d time.Duration) AcquireOption {
+	return func(c *acquireConfig) { c.maxWait = d }
+}
+
+// WithMode selects Exclusive (default), Read or Write.
+func WithMode(m Mode) AcquireOption { return func(c *acquireConfig) { c.mode = m } }
+
+// WithLimit makes the acquire a semaphore of n holders.
+func WithLimit(n int) AcquireOption {
+	return func(c *acquireConfig) { c.mode = Semaphore; c.limit = n }
+}
+
+// RawPath treats the resource as an absolute znode path (e.g. "/locks/foo"
+// used by a Curator or kazoo service) instead of a name under the root.
+func RawPath() AcquireOption { return func(c *acquireConfig) { c.raw = true } }
+
+// Label overrides the client's label in this lease's owner data.
+func Label(s string) AcquireOption { return func(c *acquireConfig) { c.label = s } }

@@ -1,0 +1,51 @@
+package zklock
+
+import "context"
+
+// releaseHolds deletes every node of a lease being released. If ctx ends
+// before ZooKeeper confirms, the rest goes on in the background and the
+// lease ends when it is done.
+func (c *Client) releaseHolds(ctx context.Context, st *leaseState) error {
+	st.mu.Lock()
+	holds := append([]*hold(nil), st.holds...)
+	st.mu.Unlock()
+	c.mu.Lock()
+	for _, h := range holds {
+		h.entry.releasing = true
+	}
+	c.mu.Unlock()
+	for i, h := range holds {
+		if err := c.deleteNode(ctx, h.path, h.sessionID); err != nil {
+			rest := holds[i:]
+			c.goBackground(func(bctx context.Context) {
+				for _, h := range rest {
+					if c.deleteNode(bctx, h.path, h.sessionID) != nil {
+						return // closing: the session's end deletes them
+					}
+				}
+				st.finishRelease(bctx)
+			})
+			return err
+		}
+	}
+	c.kick()
+	return nil
+}
+
+// dropHolds lets go of the nodes of a lease that was lost or whose acquire
+// failed: any node that may still exist is deleted in the background.
+func (c *Client) dropHolds(st *leaseState) {
+	st.mu.Lock()
+	holds := append([]*hold(nil), st.holds...)
+	st.mu.Unlock()
+	for _, h := range holds {
+		c.mu.Lock()
+		h.entry.releasing = true
+		_, present := c.nodes[h.path]
+		c.mu.Unlock()
+		if present {
+			c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, h.path, h.sessionID) })
+		}
+	}
+	c.kick()
+}

@@ -1,0 +1,31 @@
+// Package zktest starts real Apache ZooKeeper 3.8 servers for tests, demos
+// and benchmarks, and provides a TCP fault-injection proxy.
+//
+// ZooKeeper must be installed from Debian packages:
+//
+//	apt-get update && apt-get install -y zookeeper
+//
+// which puts the jars in /usr/share/java; java must be on PATH. Installed
+// reports whether both are present.
+//
+// StartServer launches a standalone server on a free 127.0.0.1 port and
+// StartEnsemble launches a loopback quorum. Each server is a separate JVM
+// that can be stopped, killed, restarted, paused and resumed to simulate
+// failures, and queried with four-letter words (FourLetter, Mode).
+//
+// Proxy sits between a client and a server and can blackhole traffic, drop
+// connections, refuse new ones or add latency.
+//
+// A package's tests can share one server:
+//
+//	func TestMain(m *testing.M) { zktest.Main(m) }
+//
+//	func TestSomething(t *testing.T) {
+//		addr := zktest.Shared().Addr()
+//		root := zktest.UniqueRoot(t)
+//		...
+//	}
+//
+// The package supports Linux (and other Unix systems); on Linux every JVM
+// is killed automatically if the process that started it dies.
+package zktest
