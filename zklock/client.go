@@ -196,6 +196,9 @@ func (c *Client) Conn() *zk.Conn { return c.conn }
 // returns the session id.
 func (c *Client) waitReady(ctx context.Context) (int64, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return 0, ctxErr(ctx)
+		}
 		c.mu.Lock()
 		closed, ready, sid, ch := c.closed, c.ready, c.sessionID, c.readyCh
 		c.mu.Unlock()

@@ -48,6 +48,7 @@ type leaseState struct {
 	cancel   context.CancelCauseFunc
 
 	mu        sync.Mutex
+	derived   map[*int]context.CancelCauseFunc // contexts from Lease.Context
 	refs      int
 	releasing bool
 	ended     bool
@@ -89,8 +90,13 @@ func (st *leaseState) end(err error) bool {
 	st.ended = true
 	st.err = err
 	close(st.done)
+	derived := st.derived
+	st.derived = nil
 	st.mu.Unlock()
 	st.cancel(err)
+	for _, cancel := range derived {
+		cancel(err)
+	}
 	return true
 }
 
@@ -238,9 +244,29 @@ func (l *Lease) Err() error {
 // Client under this context re-enters instead of deadlocking.
 func (l *Lease) Context(parent context.Context) context.Context {
 	ctx, cancel := context.WithCancelCause(parent)
-	stop := context.AfterFunc(l.st.ctx, func() { cancel(context.Cause(l.st.ctx)) })
-	context.AfterFunc(ctx, func() { stop() })
-	return withLease(ctx, l.st)
+	st := l.st
+	st.mu.Lock()
+	if st.ended {
+		err := st.err
+		st.mu.Unlock()
+		cancel(err)
+		return withLease(ctx, st)
+	}
+	// Cancelled synchronously when the lease ends (so once Release returns
+	// or Done is closed, the context is done too); forgotten when the
+	// context ends first.
+	key := new(int)
+	if st.derived == nil {
+		st.derived = make(map[*int]context.CancelCauseFunc)
+	}
+	st.derived[key] = cancel
+	st.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		st.mu.Lock()
+		delete(st.derived, key)
+		st.mu.Unlock()
+	})
+	return withLease(ctx, st)
 }
 
 // Release gives the lock back. It returns once ZooKeeper has confirmed the

@@ -52,7 +52,8 @@ func ctxErr(ctx context.Context) error {
 // isConnErr reports an error after which the outcome of the request is
 // unknown and the request may be retried once reconnected.
 func isConnErr(err error) bool {
-	if err == nil {
+	if err == nil || isCtxErr(err) {
+		// context.DeadlineExceeded satisfies net.Error: rule it out first.
 		return false
 	}
 	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||

@@ -1,0 +1,466 @@
+package zklock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+func TestIntegration_ConnectUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = zklock.Connect(ctx, []string{addr})
+	if !errors.Is(err, zklock.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrUnavailable and DeadlineExceeded", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Fatalf("Connect returned %v after a 1s deadline", el)
+	}
+	if _, err := zklock.Connect(ctx, nil); !errors.Is(err, zklock.ErrInvalidOption) {
+		t.Fatalf("no servers: %v", err)
+	}
+	if _, err := zklock.Connect(ctx, []string{"no-port"}); !errors.Is(err, zklock.ErrInvalidOption) {
+		t.Fatalf("bad server: %v", err)
+	}
+}
+
+// Each hand-off wakes exactly one waiter, and the waiter that had only its
+// predecessor ahead takes the lock with no further round trip: 16 waiters
+// on one session, 16 hand-offs, counted by the server (packets received)
+// and by the observer (no waiter but the next one hears anything).
+func TestIntegration_HerdFreeHandoff(t *testing.T) {
+	srv, err := zktest.StartServer(zktest.WithTickTime(2 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	rec := &recorder{}
+	holderC := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second))
+	waiters := newClientAt(t, srv.Addr(), root, zklock.WithObserver(rec), zklock.WithSessionTimeout(40*time.Second))
+	holder, err := holderC.Acquire(ctx, "herd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	var order []int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := waiters.Acquire(ctx, "herd")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			l.Release(ctx)
+		}()
+	}
+	eventually(t, "16 waiters enqueued", func() bool { return rec.count(zklock.EventEnqueued) == n })
+	// Each waiter watches its own node and the one node ahead of it, never
+	// the queue (no child watch) nor any other node. The server counts a
+	// path watched twice by one session once: waiter i's predecessor is
+	// waiter i-1's own node on the same session, so 17 paths (the 17 lock
+	// nodes) carry 18 watches (the first waiter's predecessor is the
+	// holder's node, on the other session).
+	wchs, err := srv.FourLetter("wchs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(wchs, "watching "+strconv.Itoa(n+1)+" paths") || !strings.Contains(wchs, "Total watches:"+strconv.Itoa(n+2)) {
+		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, n+1, n+2)
+	}
+	wchp, err := srv.FourLetter("wchp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(wchp, "\n") {
+		if strings.HasPrefix(line, "/") && !strings.Contains(line, "-lock-") {
+			t.Fatalf("a watch on %s, which is not a lock node:\n%s", line, wchp)
+		}
+	}
+	positionsBefore := rec.count(zklock.EventPosition)
+	if _, err := srv.FourLetter("srst"); err != nil {
+		t.Fatal(err)
+	}
+	holder.Release(ctx)
+	wg.Wait()
+	mntr, err := srv.FourLetter("mntr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := mntrValue(t, mntr, "zk_packets_received") - 1 // mntr counts itself
+	// Per hand-off: the releaser's delete, and at most one re-list by the
+	// one waiter woken (its snapshot, taken at enqueue, still listed the
+	// nodes ahead of its predecessor). A herd (every waiter re-listing on
+	// every change) would cost about n*n/2 = 128 more. Allow 4 pings.
+	if recv < n+1 || recv > 2*n+1+4 {
+		t.Fatalf("server received %d packets for %d hand-offs, want %d..%d", recv, n, n+1, 2*n+1+4)
+	}
+	if got := rec.count(zklock.EventPosition) - positionsBefore; got != n {
+		t.Fatalf("%d position events during %d hand-offs, want exactly one per hand-off", got, n)
+	}
+	t.Logf("16 hand-offs: %d packets to the server, %d position events", recv, n)
+}
+
+// When the predecessor was the only node ahead in the waiter's snapshot, its
+// deletion hands the lock over with no request at all from the waiter: the
+// server sees only the deletes.
+func TestIntegration_ZeroRoundTripHandoff(t *testing.T) {
+	srv, err := zktest.StartServer(zktest.WithTickTime(2 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	a := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second))
+	b := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second))
+	const rounds = 20
+	la, err := a.Acquire(ctx, "pp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i := 0; i < rounds; i++ {
+		got := make(chan *zklock.Lease, 1)
+		go func() {
+			l, err := b.Acquire(ctx, "pp")
+			if err != nil {
+				t.Error(err)
+			}
+			got <- l
+		}()
+		eventually(t, "b queued", func() bool {
+			ls := b.Locks()
+			return len(ls) == 1 && ls[0].Position == 1
+		})
+		time.Sleep(5 * time.Millisecond) // b's watch request is on its way
+		if _, err := srv.FourLetter("srst"); err != nil {
+			t.Fatal(err)
+		}
+		la.Release(ctx)
+		lb := <-got
+		if lb == nil {
+			t.FailNow()
+		}
+		mntr, err := srv.FourLetter("mntr")
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += mntrValue(t, mntr, "zk_packets_received") - 1 // mntr counts itself
+		// b becomes the holder; a takes b's place for the next round
+		la, a, b = lb, b, a
+	}
+	la.Release(ctx)
+	// one delete per hand-off; allow 4 pings over the whole run
+	if total > rounds+4 {
+		t.Fatalf("%d packets for %d hand-offs: the waiter made requests to take the lock", total, rounds)
+	}
+	t.Logf("%d hand-offs, %d packets to the server", rounds, total)
+}
+
+func mntrValue(t *testing.T, mntr, key string) int {
+	for _, line := range strings.Split(mntr, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == key {
+			v, err := strconv.Atoi(f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("no %s in mntr output:\n%s", key, mntr)
+	return 0
+}
+
+func TestIntegration_ThousandWaitersOneSession(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	holders, waiters := newClient(t, root), newClient(t, root)
+	const n = 1000
+	leases := make([]*zklock.Lease, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := holders.Acquire(ctx, fmt.Sprintf("res/%d", i))
+			if err != nil {
+				t.Error(err)
+			}
+			leases[i] = l
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	var acquired atomic.Int64
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := waiters.Acquire(ctx, fmt.Sprintf("res/%d", i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			acquired.Add(1)
+			l.Release(ctx)
+		}()
+	}
+	eventually(t, "1000 waiting", func() bool { return len(waiters.Locks()) == n })
+	if acquired.Load() != 0 {
+		t.Fatal("a waiter acquired a held lock")
+	}
+	for _, l := range leases {
+		l.Release(ctx)
+	}
+	wg.Wait()
+	if acquired.Load() != n {
+		t.Fatalf("%d of %d acquired", acquired.Load(), n)
+	}
+	if nodes := lockNodes(t, holders.Conn(), root); len(nodes) != 0 {
+		t.Fatalf("%d nodes left", len(nodes))
+	}
+}
+
+// Connections dropped at random while acquiring: every acquire still ends
+// with the lock held exactly once, never two holders, and no node is left.
+func TestIntegration_ConnectionDropsMidOperation(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	p, err := zktest.NewProxy(zktest.Shared().Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := testCtx(t)
+	rec := &recorder{}
+	flaky := newClientAt(t, p.Addr(), root, zklock.WithSessionTimeout(8*time.Second), zklock.WithObserver(rec))
+	steady := newClient(t, root)
+	stop := make(chan struct{})
+	var drops atomic.Int64
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Duration(20+(i*37)%80) * time.Millisecond):
+				p.DropAll()
+				drops.Add(1)
+			}
+		}
+	}()
+	var o overlap
+	var wg sync.WaitGroup
+	for w, c := range []*zklock.Client{flaky, flaky, steady} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 15; i++ {
+				l, err := c.Acquire(ctx, "r")
+				if err != nil {
+					t.Errorf("worker %d: %v", w, err)
+					return
+				}
+				o.enter()
+				time.Sleep(time.Millisecond)
+				o.leave()
+				// The release of a flaky client may outlive a short context;
+				// it completes in the background.
+				rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				if err := l.Release(rctx); err != nil && !errors.Is(err, zklock.ErrLeaseLost) {
+					t.Errorf("release: %v", err)
+				}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if o.violations != 0 {
+		t.Fatalf("%d overlapping holders", o.violations)
+	}
+	eventually(t, "no nodes left", func() bool { return len(lockNodes(t, steady.Conn(), root)) == 0 })
+	if rec.count(zklock.EventSuspended) == 0 {
+		t.Fatal("the connection was never lost")
+	}
+	t.Logf("%d connection drops (%d seen by the client), %d critical sections, 0 overlaps",
+		drops.Load(), rec.count(zklock.EventSuspended), o.entries)
+}
+
+// A holder cut off from ZooKeeper is told its lease is lost before the
+// server expires its session and hands the lock to the next waiter.
+func TestIntegration_LossBeforeTakeover(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	for round := 0; round < 2; round++ {
+		p, err := zktest.NewProxy(zktest.Shared().Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		holderC := newClientAt(t, p.Addr(), root)
+		other := newClient(t, root)
+		l, err := holderC.Acquire(ctx, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		oldSession := holderC.SessionID()
+		var lostAt time.Time
+		lostCh := make(chan struct{})
+		go func() { <-l.Done(); lostAt = time.Now(); close(lostCh) }()
+		got := make(chan time.Time, 1)
+		go func() {
+			ol, err := other.Acquire(ctx, "r")
+			if err != nil {
+				t.Error(err)
+				got <- time.Time{}
+				return
+			}
+			got <- time.Now()
+			ol.Release(ctx)
+		}()
+		eventually(t, "waiter queued", func() bool { return len(other.Locks()) == 1 })
+		p.Blackhole(true)
+		acquiredAt := <-got
+		<-lostCh
+		if !errors.Is(l.Err(), zklock.ErrLeaseLost) {
+			t.Fatalf("Err = %v", l.Err())
+		}
+		margin := acquiredAt.Sub(lostAt)
+		if margin <= 0 {
+			t.Fatalf("round %d: holder told of loss %v AFTER another client acquired", round, -margin)
+		}
+		t.Logf("round %d: loss signalled %v before the takeover", round, margin.Round(time.Millisecond))
+		p.Blackhole(false)
+		// The old session is expired: the client moves to a new one and
+		// keeps nothing of the old.
+		eventually(t, "new session", func() bool { s := holderC.SessionID(); return s != 0 && s != oldSession })
+		if ls := holderC.Locks(); len(ls) != 0 {
+			t.Fatalf("stale locks: %+v", ls)
+		}
+		holderC.Close()
+		p.Close()
+	}
+}
+
+// A waiter whose session expires enqueues again on the new session and
+// still acquires within its original deadline.
+func TestIntegration_WaiterSurvivesSessionExpiry(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	p, err := zktest.NewProxy(zktest.Shared().Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	holderC := newClient(t, root)
+	waiterC := newClientAt(t, p.Addr(), root)
+	h, err := holderC.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := waiterC.SessionID()
+	wctx, cancel := context.WithTimeout(ctx, 40*time.Second)
+	defer cancel()
+	got := make(chan *zklock.Lease, 1)
+	go func() {
+		l, err := waiterC.Acquire(wctx, "r")
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	eventually(t, "waiter queued", func() bool { return len(waiterC.Locks()) == 1 })
+	p.Blackhole(true)
+	// Wait until the server has expired the waiter's session: its node goes.
+	eventually(t, "waiter's node expired", func() bool { return len(lockNodes(t, holderC.Conn(), root)) == 1 })
+	p.Blackhole(false)
+	eventually(t, "re-enqueued on a new session", func() bool {
+		ls := waiterC.Locks()
+		return len(ls) == 1 && ls[0].SessionID != old
+	})
+	h.Release(ctx)
+	l := <-got
+	if l == nil {
+		t.FailNow()
+	}
+	if l.SessionID() == old {
+		t.Fatal("lease on the expired session")
+	}
+	l.Release(ctx)
+}
+
+// A server restart shorter than the session timeout keeps held leases and
+// waiters; the lock still works afterwards.
+func TestIntegration_ServerRestart(t *testing.T) {
+	srv, err := zktest.StartServer(zktest.WithTickTime(500 * time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	opts := []zklock.Option{zklock.WithSessionTimeout(10 * time.Second)}
+	a := newClientAt(t, srv.Addr(), root, opts...)
+	b := newClientAt(t, srv.Addr(), root, opts...)
+	l, err := a.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *zklock.Lease, 1)
+	go func() {
+		w, err := b.Acquire(ctx, "r")
+		if err != nil {
+			t.Error(err)
+		}
+		got <- w
+	}()
+	eventually(t, "waiter queued", func() bool { return len(b.Locks()) == 1 })
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "reconnected", func() bool {
+		_, err := a.Inspect(ctx, "r")
+		return err == nil
+	})
+	if err := l.Err(); err != nil {
+		t.Fatalf("lease lost across a short restart: %v", err)
+	}
+	if _, err := a.TryAcquire(ctx, "other"); err != nil {
+		t.Fatalf("client unusable after restart: %v", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := <-got
+	if w == nil {
+		t.FailNow()
+	}
+	w.Release(ctx)
+}

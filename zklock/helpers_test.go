@@ -1,0 +1,155 @@
+package zklock_test
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+const testSessionTimeout = 4 * time.Second
+
+// newClient connects to addr (default: the shared server) under root.
+func newClient(t testing.TB, root string, opts ...zklock.Option) *zklock.Client {
+	t.Helper()
+	return newClientAt(t, zktest.Shared().Addr(), root, opts...)
+}
+
+func newClientAt(t testing.TB, addr, root string, opts ...zklock.Option) *zklock.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	all := append([]zklock.Option{zklock.WithRoot(root), zklock.WithSessionTimeout(testSessionTimeout)}, opts...)
+	c, err := zklock.Connect(ctx, []string{addr}, all...)
+	if err != nil {
+		t.Fatalf("connect %s: %v", addr, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// tree lists every znode under path (inclusive), sorted.
+func tree(t testing.TB, conn *zk.Conn, path string) []string {
+	t.Helper()
+	var out []string
+	var walk func(p string)
+	walk = func(p string) {
+		out = append(out, p)
+		kids, _, err := conn.Children(p)
+		if err == zk.ErrNoNode {
+			return
+		}
+		if err != nil {
+			t.Fatalf("children %s: %v", p, err)
+		}
+		for _, k := range kids {
+			if p == "/" {
+				walk("/" + k)
+			} else {
+				walk(p + "/" + k)
+			}
+		}
+	}
+	walk(path)
+	sort.Strings(out)
+	return out
+}
+
+// lockNodes returns the lock nodes (ephemeral children of queues) under root.
+func lockNodes(t testing.TB, conn *zk.Conn, root string) []string {
+	t.Helper()
+	var nodes []string
+	for _, p := range tree(t, conn, root) {
+		if strings.Contains(p[strings.LastIndexByte(p, '/'):], "lock-") || strings.Contains(p, "__READ__") || strings.Contains(p, "__WRIT__") || strings.Contains(p, "sema-") {
+			nodes = append(nodes, p)
+		}
+	}
+	return nodes
+}
+
+// eventually polls cond until it is true or 30s pass.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// overlap detects two holders inside a critical section at once.
+type overlap struct {
+	mu         sync.Mutex
+	in, max    int
+	violations int
+	entries    int
+}
+
+func (o *overlap) enter() {
+	o.mu.Lock()
+	o.in++
+	o.entries++
+	if o.in > o.max {
+		o.max = o.in
+	}
+	if o.in > 1 {
+		o.violations++
+	}
+	o.mu.Unlock()
+}
+
+func (o *overlap) leave() {
+	o.mu.Lock()
+	o.in--
+	o.mu.Unlock()
+}
+
+// recorder is an Observer that keeps every event.
+type recorder struct {
+	mu     sync.Mutex
+	events []zklock.Event
+}
+
+func (r *recorder) Observe(_ context.Context, e zklock.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+func (r *recorder) kinds(id uint64) []zklock.EventKind {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var ks []zklock.EventKind
+	for _, e := range r.events {
+		if e.ID == id {
+			ks = append(ks, e.Kind)
+		}
+	}
+	return ks
+}
+
+func (r *recorder) count(k zklock.EventKind) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
