@@ -53,19 +53,23 @@ func ParseDSN(dsn string) (servers []string, opts []Option, err error) {
 	}
 	hosts := dsn
 	var q url.Values
-	if strings.Contains(dsn, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return nil, nil, bad("%v", err)
-		}
-		if u.Scheme != "zk" {
+	if scheme, rest, ok := strings.Cut(dsn, "://"); ok {
+		if scheme != "zk" {
 			return nil, nil, bad("scheme must be zk://")
 		}
-		hosts = u.Host
-		if u.Path != "" && u.Path != "/" {
-			opts = append(opts, WithRoot(strings.TrimSuffix(u.Path, "/")))
+		// url.Parse cannot take several host:port pairs: split by hand.
+		rest, query, _ := strings.Cut(rest, "?")
+		hosts = rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			hosts = rest[:i]
+			if path := strings.TrimSuffix(rest[i:], "/"); path != "" {
+				opts = append(opts, WithRoot(path))
+			}
 		}
-		q = u.Query()
+		var err error
+		if q, err = url.ParseQuery(query); err != nil {
+			return nil, nil, bad("%v", err)
+		}
 	}
 	for _, h := range strings.Split(hosts, ",") {
 		h = strings.TrimSpace(h)

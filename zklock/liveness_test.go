@@ -1,0 +1,75 @@
+package zklock
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+)
+
+func frame(body ...[]byte) []byte {
+	var b []byte
+	for _, x := range body {
+		b = append(b, x...)
+	}
+	out := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
+	return append(out, b...)
+}
+
+func i32(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
+func i64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+// The scanner finds frame boundaries however the stream is cut.
+func TestFrameScanner(t *testing.T) {
+	stream := append(frame(i32(0), i32(4000), i64(0x1234), make([]byte, 16)), frame(i32(-2), i64(5), i32(0))...)
+	stream = append(stream, frame(i32(-1), make([]byte, 40))...)
+	stream = append(stream, frame(i32(7))...)
+	for chunk := 1; chunk <= len(stream); chunk++ {
+		s := frameScanner{peek: 16}
+		var got [][]byte
+		for i := 0; i < len(stream); i += chunk {
+			s.scan(stream[i:min(i+chunk, len(stream))], func(h []byte) { got = append(got, append([]byte(nil), h...)) })
+		}
+		if len(got) != 4 {
+			t.Fatalf("chunk %d: %d frames", chunk, len(got))
+		}
+		if len(got[0]) != 16 || binary.BigEndian.Uint32(got[0][4:8]) != 4000 {
+			t.Fatalf("chunk %d: connect response header %x", chunk, got[0])
+		}
+		for i, xid := range []int32{-2, -1, 7} {
+			if int32(binary.BigEndian.Uint32(got[i+1])) != xid {
+				t.Fatalf("chunk %d: frame %d xid %x", chunk, i+1, got[i+1])
+			}
+		}
+	}
+}
+
+// The anchor is the send time of the oldest unanswered request when an
+// answer arrives; watch notifications do not move it.
+func TestLivenessAnchor(t *testing.T) {
+	l := &liveness{}
+	tc := l.wrap(nil).(*trackedConn)
+	t0 := time.Now()
+	l.sent(tc.gen, t0, 1) // connect request
+	l.received(tc.gen, append(append(i32(0), i32(6000)...), i64(42)...), true)
+	if a, to := l.snapshot(); !a.Equal(t0) || to != 6*time.Second || l.sessionID != 42 {
+		t.Fatalf("after connect: anchor %v timeout %v session %d", a, to, l.sessionID)
+	}
+	t1, t2 := t0.Add(time.Second), t0.Add(2*time.Second)
+	l.sent(tc.gen, t1, 1)
+	l.sent(tc.gen, t2, 1)
+	l.received(tc.gen, i32(-1), false) // a watch event answers nothing
+	if a, _ := l.snapshot(); !a.Equal(t0) {
+		t.Fatalf("watch event moved the anchor to %v", a)
+	}
+	l.received(tc.gen, i32(5), false)
+	if a, _ := l.snapshot(); !a.Equal(t1) {
+		t.Fatalf("anchor %v, want the oldest request's send time %v", a, t1)
+	}
+	// Frames of an old connection are ignored.
+	old := tc.gen
+	l.wrap(nil)
+	l.received(old, i32(6), false)
+	if a, _ := l.snapshot(); !a.Equal(t1) {
+		t.Fatalf("stale connection moved the anchor to %v", a)
+	}
+}

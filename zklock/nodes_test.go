@@ -1,0 +1,72 @@
+package zklock
+
+import "testing"
+
+func TestParseChild(t *testing.T) {
+	for name, want := range map[string]child{
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-0000000007": {seq: 7, mode: Exclusive},
+		"lock-0000000012": {seq: 12, mode: Exclusive}, // go-zookeeper zk.Lock
+		"_c_0123456789abcdef0123456789abcdef-lock-0000000003": {seq: 3, mode: Exclusive},
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__READ__0000000001": {seq: 1, mode: Read},
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__WRIT__0000000002": {seq: 2, mode: Write},
+		"0123456789abcdef0123456789abcdef__lock__0000000004":          {seq: 4, mode: Write}, // kazoo
+		"0123456789abcdef0123456789abcdef__rlock__0000000005":         {seq: 5, mode: Read},
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-sema-0000000009":     {seq: 9, mode: Semaphore},
+	} {
+		got, ok := parseChild(name)
+		if !ok || got.seq != want.seq || got.mode != want.mode {
+			t.Errorf("parseChild(%q) = %+v, %v; want %+v", name, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "lease_holder", "lock-12", "lock-00000000x1", "foo-0000000001", "0000000001"} {
+		if c, ok := parseChild(bad); ok {
+			t.Errorf("parseChild(%q) = %+v, want no layout", bad, c)
+		}
+	}
+}
+
+func TestProtectedID(t *testing.T) {
+	for name, want := range map[string]string{
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-0000000007": "8d3a6f2e-2b1c-4a5e-9f00-1234567890ab",
+		"_c_0123456789abcdef0123456789abcdef-lock-0000000003":     "0123456789abcdef0123456789abcdef",
+		"lock-0000000012": "",
+	} {
+		if got := protectedID(name); got != want {
+			t.Errorf("protectedID(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestSortAndRule(t *testing.T) {
+	names := []string{
+		"x__rlock__0000000005", "_c_a-__WRIT__0000000003", "_c_b-__READ__0000000001",
+		"_c_c-__READ__0000000002", "lease_holder", "_c_d-__READ__0000000004",
+	}
+	kids, unknown := sortChildren(names)
+	if len(unknown) != 1 || unknown[0] != "lease_holder" {
+		t.Fatalf("unknown = %v", unknown)
+	}
+	for i := 1; i < len(kids); i++ {
+		if kids[i-1].seq >= kids[i].seq {
+			t.Fatalf("not sorted: %+v", kids)
+		}
+	}
+	// seq 1,2 readers hold; 3 writer waits on 2; 4 and 5 readers wait on the writer (3).
+	type res struct {
+		held  bool
+		watch int
+	}
+	want := []res{{true, -1}, {true, -1}, {false, 1}, {false, 2}, {false, 2}}
+	for i := range kids {
+		h, w := rule(kids, i, 0)
+		if h != want[i].held || w != want[i].watch {
+			t.Errorf("rule(%d: %s) = %v,%d; want %+v", i, kids[i].name, h, w, want[i])
+		}
+	}
+	sem, _ := sortChildren([]string{"a-sema-0000000001", "b-sema-0000000002", "c-sema-0000000003", "d-sema-0000000004"})
+	for i, want := range []res{{true, -1}, {true, -1}, {false, 0}, {false, 1}} {
+		if h, w := rule(sem, i, 2); h != want.held || w != want.watch {
+			t.Errorf("semaphore(2) rule(%d) = %v,%d; want %+v", i, h, w, want)
+		}
+	}
+}
