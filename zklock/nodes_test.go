@@ -6,12 +6,12 @@ func TestParseChild(t *testing.T) {
 	for name, want := range map[string]child{
 		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-0000000007": {seq: 7, mode: Exclusive},
 		"lock-0000000012": {seq: 12, mode: Exclusive}, // go-zookeeper zk.Lock
-		"_c_0123456789abcdef0123456789abcdef-lock-0000000003": {seq: 3, mode: Exclusive},
+		"_c_0123456789abcdef0123456789abcdef-lock-0000000003":        {seq: 3, mode: Exclusive},
 		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__READ__0000000001": {seq: 1, mode: Read},
 		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__WRIT__0000000002": {seq: 2, mode: Write},
-		"0123456789abcdef0123456789abcdef__lock__0000000004":          {seq: 4, mode: Write}, // kazoo
-		"0123456789abcdef0123456789abcdef__rlock__0000000005":         {seq: 5, mode: Read},
-		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-sema-0000000009":     {seq: 9, mode: Semaphore},
+		"0123456789abcdef0123456789abcdef__lock__0000000004":         {seq: 4, mode: Write}, // kazoo
+		"0123456789abcdef0123456789abcdef__rlock__0000000005":        {seq: 5, mode: Read},
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-sema-0000000009":    {seq: 9, mode: Semaphore},
 	} {
 		got, ok := parseChild(name)
 		if !ok || got.seq != want.seq || got.mode != want.mode {
