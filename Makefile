@@ -1,6 +1,6 @@
 # zklockkit. README's two commands: `make demo` and `make test`.
 GO ?= go
-STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: demo test vet lint bench bench-quick generate check-generated fuzz
 
