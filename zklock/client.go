@@ -326,26 +326,6 @@ func (c *Client) dropSessionLocked(sid int64) []*leaseState {
 	return lost
 }
 
-// rearm sets the data watch on our node again after a data change.
-func (c *Client) rearm(ctx context.Context, e *nodeEntry) {
-	for {
-		_, _, _, err := c.conn.GetW(e.path)
-		switch {
-		case err == nil:
-			return
-		case errors.Is(err, zk.ErrNoNode):
-			c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: e.path})
-			return
-		case isConnErr(err):
-			if _, err := c.waitReady(ctx); err != nil {
-				return
-			}
-		default:
-			return
-		}
-	}
-}
-
 func (c *Client) kick() {
 	select {
 	case c.wake <- struct{}{}:

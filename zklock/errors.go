@@ -54,6 +54,22 @@ var (
 	// ErrInvalidOption is returned for a bad option value or connection
 	// string.
 	ErrInvalidOption = errors.New("zklock: invalid option")
+
+	// ErrLimitMismatch is returned when a semaphore is acquired with a limit
+	// other than the one stored with the resource by its first user.
+	ErrLimitMismatch = errors.New("zklock: semaphore limit differs from the resource's")
+
+	// ErrValueTooLarge is returned for node data (an election value) over
+	// MaxValueLen: ZooKeeper refuses packets over 1 MB.
+	ErrValueTooLarge = errors.New("zklock: value too large")
+
+	// ErrDowngradeBlocked is returned by Lease.Downgrade when a writer is
+	// queued behind the lease: downgrading would let it in first.
+	ErrDowngradeBlocked = errors.New("zklock: a writer is queued; downgrade would let it in first")
+
+	// ErrNoLeader is returned by Client.Leader when no candidate is in the
+	// election.
+	ErrNoLeader = errors.New("zklock: no leader")
 )
 
 // ResourceError reports a resource name or raw znode path that cannot be

@@ -49,6 +49,7 @@ type leaseState struct {
 
 	mu        sync.Mutex
 	derived   map[*int]context.CancelCauseFunc // contexts from Lease.Context
+	revoke    chan struct{}                    // closed on a revocation request
 	refs      int
 	releasing bool
 	ended     bool

@@ -109,7 +109,7 @@ func (c *Client) queuePath(resource string, raw bool) (string, error) {
 }
 
 func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireConfig) (*Lease, error) {
-	if cfg.mode < Exclusive || cfg.mode > Semaphore {
+	if cfg.mode < Exclusive || cfg.mode > Election {
 		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalidOption, cfg.mode)
 	}
 	if cfg.mode == Semaphore && cfg.limit < 1 {
@@ -129,9 +129,15 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 		}
 	}
 	data := c.owner
-	if cfg.label != "" {
+	switch {
+	case cfg.data != nil:
+		data = cfg.data
+	case cfg.label != "":
 		host, _ := os.Hostname()
 		data, _ = json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})
+	}
+	if len(data) > MaxValueLen {
+		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrValueTooLarge, len(data), MaxValueLen)
 	}
 	st := newLeaseState(c, c.ids.Add(1), name, cfg.mode)
 	start := time.Now()
@@ -219,7 +225,7 @@ func (w *waiter) create(ctx context.Context) error {
 			w.register(path)
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
-			if err := c.ensureQueue(ctx, w.target.parent); err != nil {
+			if err := c.ensureQueue(ctx, w.target.parent, w.queueData()); err != nil {
 				return err
 			}
 		case isConnErr(err):
@@ -310,14 +316,14 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 
 // ensureQueue creates a queue's znode as a CONTAINER (ZooKeeper removes it
 // once empty) and its ancestors as persistent nodes.
-func (c *Client) ensureQueue(ctx context.Context, parent string) error {
+func (c *Client) ensureQueue(ctx context.Context, parent string, queueData []byte) error {
 	parts := strings.Split(parent[1:], "/")
 	for i := range parts {
 		p := "/" + strings.Join(parts[:i+1], "/")
 		last := i == len(parts)-1
 		_, err := call(ctx, func() (string, error) {
 			if last {
-				return c.conn.CreateContainer(p, nil, zk.FlagContainer, c.cfg.acl)
+				return c.conn.CreateContainer(p, queueData, zk.FlagContainer, c.cfg.acl)
 			}
 			return c.conn.Create(p, nil, 0, c.cfg.acl)
 		})
@@ -339,6 +345,11 @@ func (c *Client) ensureQueue(ctx context.Context, parent string) error {
 
 // queue reads the queue, and waits until our node holds the lock.
 func (w *waiter) queue(ctx context.Context) error {
+	if w.cfg.mode == Semaphore {
+		if err := w.checkLimit(ctx); err != nil {
+			return w.fail(err)
+		}
+	}
 	kids, err := w.firstLook(ctx)
 	if err != nil {
 		return w.fail(err)

@@ -20,6 +20,9 @@ const (
 	Write
 	// Semaphore: up to the limit given with WithLimit hold at once.
 	Semaphore
+	// Election: a candidate in a leader election (Client.Campaign); the
+	// first candidate leads. Node names follow Curator's LeaderLatch.
+	Election
 )
 
 func (m Mode) String() string {
@@ -32,6 +35,8 @@ func (m Mode) String() string {
 		return "write"
 	case Semaphore:
 		return "semaphore"
+	case Election:
+		return "election"
 	}
 	return "unknown"
 }
@@ -44,7 +49,8 @@ const (
 	markWrite       = "__WRIT__"
 	markKazooLock   = "__lock__"
 	markKazooRead   = "__rlock__"
-	markSemaphore   = "sema-" // zklock's own semaphore layout
+	markSemaphore   = "sema-"  // zklock's own semaphore layout
+	markLatch       = "latch-" // Curator LeaderLatch
 	seqDigits       = 10
 )
 
@@ -64,6 +70,8 @@ func marker(m Mode) string {
 		return markWrite
 	case Semaphore:
 		return markSemaphore
+	case Election:
+		return markLatch
 	}
 	return markLock
 }
@@ -94,6 +102,8 @@ func parseChild(name string) (child, bool) {
 		m = Semaphore
 	case strings.HasSuffix(head, markLock):
 		m = Exclusive
+	case strings.HasSuffix(head, markLatch):
+		m = Election
 	default:
 		return child{}, false
 	}

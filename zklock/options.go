@@ -169,6 +169,7 @@ type acquireConfig struct {
 	maxWait time.Duration
 	raw     bool
 	label   string
+	data    []byte // node data instead of the owner record (elections)
 }
 
 // Try makes the acquire return ErrLocked at once instead of waiting.

@@ -1,0 +1,85 @@
+package zklock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Downgrade turns a held write (or exclusive) lease into a read lease
+// without a moment in which the resource is unlocked: it queues a read node,
+// and if no writer is queued between the lease's node and the new one, the
+// read node already holds (only readers precede it once the write node is
+// gone), so the write node is deleted and the read lease returned. The
+// write lease is then released.
+//
+// If a writer is queued behind the lease, the new read node would come after
+// it, and deleting the write node would let that writer in first: Downgrade
+// then deletes the read node, keeps the write lease, and returns an error
+// matching ErrDowngradeBlocked. Upgrading read to write is not offered: it
+// deadlocks in every read/write lock recipe.
+func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
+	st := l.st
+	c, ok := st.owner.(*Client)
+	if !ok {
+		return nil, fmt.Errorf("%w: Downgrade needs a ZooKeeper lease", ErrInvalidOption)
+	}
+	st.mu.Lock()
+	if st.ended || st.releasing {
+		st.mu.Unlock()
+		return nil, ErrReleased
+	}
+	if (st.mode != Write && st.mode != Exclusive) || len(st.holds) != 1 {
+		st.mu.Unlock()
+		return nil, fmt.Errorf("%w: only a single-resource write lease can be downgraded", ErrInvalidOption)
+	}
+	old := st.holds[0]
+	st.mu.Unlock()
+
+	rs := newLeaseState(c, c.ids.Add(1), st.resource, Read)
+	w := &waiter{c: c, st: rs, target: target{resource: old.resource, parent: old.parent},
+		cfg: acquireConfig{mode: Read}, data: c.owner, sid: old.sessionID}
+	if err := w.create(ctx); err != nil {
+		if errors.Is(err, errRestart) {
+			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
+		}
+		return nil, err
+	}
+	kids, err := w.firstLook(ctx)
+	if err != nil {
+		w.fail(err)
+		return nil, err
+	}
+	oldName := old.path[len(old.parent)+1:]
+	i := slices.IndexFunc(kids, func(k child) bool { return k.name == oldName })
+	j := slices.IndexFunc(kids, func(k child) bool { return k.name == w.name })
+	if i < 0 || j < 0 {
+		w.fail(ErrLeaseLost)
+		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrLeaseLost)
+	}
+	for _, k := range kids[i+1 : j] {
+		if k.mode != Read {
+			w.fail(ErrDowngradeBlocked)
+			return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
+		}
+	}
+	// Our read node holds as soon as the write node is gone.
+	c.mu.Lock()
+	w.entry.st = rs
+	w.entry.position.Store(0)
+	c.mu.Unlock()
+	rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry})
+	rs.acquired = time.Now()
+	c.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Mode: Read, Path: w.path, Token: w.token, SessionID: w.sid})
+	if err := l.Release(ctx); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		// The read lease is held either way; the write node goes in the
+		// background.
+		c.log.Warn("zklock: downgrade: write node not yet deleted", "node", old.path, "err", err)
+	}
+	c.kick()
+	return &Lease{st: rs}, nil
+}

@@ -1,0 +1,177 @@
+package zklock
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Leader describes the current leader of an election.
+type Leader struct {
+	Value     []byte    // the value it campaigned with
+	Path      string    // its candidate node
+	SessionID int64     // its ZooKeeper session
+	Token     int64     // its fencing token (czxid)
+	Since     time.Time // when its candidate node was created (server clock)
+}
+
+// Campaign enters the election named election with value and blocks until
+// this candidate leads, ctx ends, or the wait limit passes. The returned
+// lease is the leadership: Done and Context end when it is lost (under the
+// same rules as any lease: before another candidate can be elected), and
+// Release resigns. Candidates queue in arrival order; each watches only the
+// one ahead of it. Node names follow Curator's LeaderLatch
+// ("_c_<uuid>-latch-<seq>").
+//
+// value is stored in the candidate's node for observers (at most
+// MaxValueLen bytes, else ErrValueTooLarge).
+func (c *Client) Campaign(ctx context.Context, election string, value []byte, opts ...AcquireOption) (*Lease, error) {
+	cfg := acquireConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if len(value) > MaxValueLen {
+		return nil, fmt.Errorf("%w: election value of %d bytes, the limit is %d", ErrValueTooLarge, len(value), MaxValueLen)
+	}
+	cfg.mode = Election
+	cfg.data = value
+	if cfg.data == nil {
+		cfg.data = []byte{}
+	}
+	return c.acquire(ctx, []string{election}, cfg)
+}
+
+// Leader returns the current leader of election, or ErrNoLeader.
+func (c *Client) Leader(ctx context.Context, election string, opts ...AcquireOption) (Leader, error) {
+	cfg := acquireConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	parent, err := c.queuePath(election, cfg.raw)
+	if err != nil {
+		return Leader{}, err
+	}
+	l, _, err := c.leader(ctx, parent, false)
+	return l, err
+}
+
+// leader reads the first candidate of an election; with watch it also
+// returns a channel that fires on the next change of the candidate list.
+func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader, <-chan zk.Event, error) {
+	for {
+		type res struct {
+			names []string
+			ch    <-chan zk.Event
+		}
+		r, err := call(ctx, func() (res, error) {
+			if watch {
+				n, _, ch, err := c.conn.ChildrenW(parent)
+				return res{n, ch}, err
+			}
+			n, _, err := c.conn.Children(parent)
+			return res{n, nil}, err
+		})
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			if !watch {
+				return Leader{}, nil, ErrNoLeader
+			}
+			// No queue yet: wait for its creation.
+			ok, _, ch, err := c.conn.ExistsW(parent)
+			if err != nil {
+				return Leader{}, nil, mapErr(err)
+			}
+			if ok {
+				continue
+			}
+			return Leader{}, ch, ErrNoLeader
+		case err != nil:
+			if isCtxErr(err) {
+				return Leader{}, nil, err
+			}
+			return Leader{}, nil, mapErr(err)
+		}
+		kids, _ := sortChildren(r.names)
+		if len(kids) == 0 {
+			return Leader{}, r.ch, ErrNoLeader
+		}
+		path := parent + "/" + kids[0].name
+		data, stat, err := c.conn.Get(path)
+		if errors.Is(err, zk.ErrNoNode) {
+			if r.ch != nil {
+				// the change is on its way through the watch
+				return Leader{}, r.ch, ErrNoLeader
+			}
+			continue
+		}
+		if err != nil {
+			return Leader{}, nil, mapErr(err)
+		}
+		return Leader{Value: data, Path: path, SessionID: stat.EphemeralOwner, Token: stat.Czxid,
+			Since: time.UnixMilli(stat.Ctime)}, r.ch, nil
+	}
+}
+
+// Observe sends the leader of election each time it changes (a zero Leader
+// when there is none), starting with the current one, until ctx ends; then
+// it closes the channel. A slow reader sees only the latest leader.
+func (c *Client) Observe(ctx context.Context, election string, opts ...AcquireOption) (<-chan Leader, error) {
+	cfg := acquireConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	parent, err := c.queuePath(election, cfg.raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan Leader, 1)
+	go func() {
+		defer close(out)
+		var last Leader
+		first := true
+		for {
+			l, ch, err := c.leader(ctx, parent, true)
+			switch {
+			case err == nil, errors.Is(err, ErrNoLeader):
+				if first || l.Path != last.Path || !bytes.Equal(l.Value, last.Value) {
+					first = false
+					last = l
+					select {
+					case <-out: // drop the stale one
+					default:
+					}
+					out <- l
+				}
+			case isCtxErr(err) || errors.Is(err, ErrClosed):
+				return
+			default:
+				// connection trouble: wait and look again
+				if _, err := c.waitReady(ctx); err != nil {
+					return
+				}
+				continue
+			}
+			if ch == nil {
+				continue
+			}
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			case <-c.closeCh:
+				return
+			}
+		}
+	}()
+	return out, nil
+}

@@ -1,0 +1,92 @@
+package zklock
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// revokeMessage is the data Curator's Revoker writes into a holder's node
+// to ask it to release; zklock uses the same so the two interoperate.
+var revokeMessage = []byte("__REVOKE__")
+
+// RequestRelease asks the current holders of resource to release it, the
+// way Curator's Revoker.attemptRevoke does: it writes "__REVOKE__" into
+// their nodes. A zklock holder sees the request on Lease.RevokeRequested and
+// decides; nothing is taken from it. It returns how many holders were asked.
+func (c *Client) RequestRelease(ctx context.Context, resource string, opts ...AcquireOption) (int, error) {
+	q, err := c.Inspect(ctx, resource, opts...)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, h := range q.Holders() {
+		_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(h.Path, revokeMessage, -1) })
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, zk.ErrNoNode):
+			// released meanwhile
+		case isCtxErr(err):
+			return n, err
+		default:
+			return n, mapErr(err)
+		}
+	}
+	return n, nil
+}
+
+// RevokeRequested returns a channel that is closed when another process
+// asks this lease's holder to release it (Client.RequestRelease, or
+// Curator's Revoker). Releasing is up to the holder.
+func (l *Lease) RevokeRequested() <-chan struct{} {
+	st := l.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.revoke == nil {
+		st.revoke = make(chan struct{})
+	}
+	return st.revoke
+}
+
+func (st *leaseState) requestRevoke() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.revoke == nil {
+		st.revoke = make(chan struct{})
+	}
+	select {
+	case <-st.revoke:
+	default:
+		close(st.revoke)
+	}
+}
+
+// rearm sets the data watch on our node again after a data change, and
+// passes on a revocation request.
+func (c *Client) rearm(ctx context.Context, e *nodeEntry) {
+	for {
+		data, _, _, err := c.conn.GetW(e.path)
+		switch {
+		case err == nil:
+			c.mu.Lock()
+			st := e.st
+			c.mu.Unlock()
+			if st != nil && bytes.Equal(data, revokeMessage) {
+				st.requestRevoke()
+			}
+			return
+		case errors.Is(err, zk.ErrNoNode):
+			c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: e.path})
+			return
+		case isConnErr(err):
+			if _, err := c.waitReady(ctx); err != nil {
+				return
+			}
+		default:
+			return
+		}
+	}
+}

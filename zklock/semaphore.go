@@ -1,0 +1,81 @@
+package zklock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// MaxValueLen is the largest node data (an election value) accepted:
+// ZooKeeper's default packet limit (jute.maxbuffer) is 1 MB, and the request
+// carries the path and ACL too.
+const MaxValueLen = 1000 * 1000
+
+// queueMeta is the data of a queue znode. A semaphore stores its limit there
+// so that clients configured with different limits get ErrLimitMismatch
+// instead of silently admitting more holders than either intended.
+type queueMeta struct {
+	Limit int `json:"limit,omitempty"`
+}
+
+// queueData is the data a new queue znode is created with.
+func (w *waiter) queueData() []byte {
+	if w.cfg.mode != Semaphore {
+		return nil
+	}
+	b, _ := json.Marshal(queueMeta{Limit: w.cfg.limit})
+	return b
+}
+
+// checkLimit compares our semaphore limit with the one stored on the queue,
+// storing ours when the queue has none yet (conditional on the data version,
+// so two first users with different limits cannot both win).
+func (w *waiter) checkLimit(ctx context.Context) error {
+	c := w.c
+	for {
+		type res struct {
+			data []byte
+			stat *zk.Stat
+		}
+		r, err := call(ctx, func() (res, error) {
+			d, st, err := c.conn.Get(w.target.parent)
+			return res{d, st}, err
+		})
+		switch {
+		case err == nil:
+		case isConnErr(err):
+			if err := w.sameSession(ctx); err != nil {
+				return err
+			}
+			continue
+		case isCtxErr(err):
+			return err
+		default:
+			return mapErr(err)
+		}
+		var meta queueMeta
+		if len(r.data) > 0 {
+			if json.Unmarshal(r.data, &meta) != nil || meta.Limit < 1 {
+				return fmt.Errorf("%w: queue %s holds data that is not a semaphore limit", ErrLimitMismatch, w.target.parent)
+			}
+			if meta.Limit != w.cfg.limit {
+				return fmt.Errorf("%w: %q has limit %d, asked for %d", ErrLimitMismatch, w.target.resource, meta.Limit, w.cfg.limit)
+			}
+			return nil
+		}
+		_, err = call(ctx, func() (*zk.Stat, error) { return c.conn.Set(w.target.parent, w.queueData(), r.stat.Version) })
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, zk.ErrBadVersion), isConnErr(err):
+			continue // someone else set it, or we do not know: read again
+		case isCtxErr(err):
+			return err
+		default:
+			return mapErr(err)
+		}
+	}
+}
