@@ -153,6 +153,10 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 		if err := w.wait(wctx); err != nil {
 			// give back what was taken; the lease never existed for the caller
 			st.abandon()
+			if _, ready := c.session(); !ready && isCtxErr(err) && !errors.Is(err, ErrUnavailable) {
+				// the wait ended while ZooKeeper was out of reach: say so
+				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+			}
 			err = fmt.Errorf("zklock: acquire %q: %w", t.resource, err)
 			c.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Mode: cfg.mode, Wait: time.Since(start), Err: err, SessionID: w.sid})
 			return nil, err

@@ -1,0 +1,114 @@
+package middleware_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	zkmw "github.com/zklockkit/zklockkit/middleware"
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// Bad configuration is an error at set-up (ToMiddleware), or a panic at
+// set-up (Lock, LockWithConfig), never a failure at request time.
+func TestIntegration_ConfigErrors(t *testing.T) {
+	c := newClient(t, newRoot(t))
+	fn := func(echo.Context) (string, error) { return "x", nil }
+	for _, tc := range []struct {
+		name string
+		cfg  zkmw.Config
+		want string
+	}{
+		{"no locker", zkmw.Config{}, "no Locker"},
+		{"unknown mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Mode: zkmw.Mode(9)}}, "unknown mode"},
+		{"negative wait", zkmw.Config{Locker: c, Rule: zkmw.Rule{MaxWait: -time.Second}}, "negative MaxWait"},
+		{"try and wait", zkmw.Config{Locker: c, Rule: zkmw.Rule{Try: true, MaxWait: time.Second}}, "exclude"},
+		{"template and func", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "a", ResourceFunc: fn}}, "exclude"},
+		{"unterminated", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{id"}}, "unterminated"},
+		{"unmatched", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/id}"}}, "unmatched"},
+		{"empty placeholder", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{}"}}, "bad placeholder"},
+		{"nested", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{{id}}"}}, "unterminated"},
+		{"unknown source", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "{cookie:id}"}}, "unknown source"},
+		{"negative retry", zkmw.Config{Locker: c, RetryAfter: -1}, "RetryAfter"},
+		{"negative release timeout", zkmw.Config{Locker: c, ReleaseTimeout: -1}, "ReleaseTimeout"},
+		{"rule and routes", zkmw.Config{Locker: c, Rule: zkmw.Rule{Try: true},
+			Routes: map[string]zkmw.Rule{"POST /a": {}}}, "not both"},
+		{"key without method", zkmw.Config{Locker: c, Routes: map[string]zkmw.Rule{"/a": {}}}, "METHOD /path"},
+		{"lower-case method", zkmw.Config{Locker: c, Routes: map[string]zkmw.Rule{"post /a": {}}}, "upper case"},
+		{"param not in route", zkmw.Config{Locker: c, Routes: map[string]zkmw.Rule{
+			"POST /accounts/:id/withdraw": {Resource: "accounts/{account}"}}}, `no parameter "account"`},
+		{"listed twice", zkmw.Config{Locker: c, Routes: map[string]zkmw.Rule{
+			"POST /a": {}, "POST a": {}}}, "listed twice"},
+		{"bad rule in table", zkmw.Config{Locker: c, Routes: map[string]zkmw.Rule{
+			"POST /a": {Try: true, MaxWait: time.Second}}}, "exclude"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mw, err := tc.cfg.ToMiddleware()
+			if !errors.Is(err, zkmw.ErrInvalidConfig) || mw != nil {
+				t.Fatalf("ToMiddleware = %v, %v; want ErrInvalidConfig", mw != nil, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q does not say %q", err, tc.want)
+			}
+			func() {
+				defer func() {
+					if r, _ := recover().(error); !errors.Is(r, zkmw.ErrInvalidConfig) {
+						t.Fatalf("LockWithConfig panic = %v, want ErrInvalidConfig", r)
+					}
+				}()
+				zkmw.LockWithConfig(tc.cfg)
+			}()
+		})
+	}
+
+	// Good configurations, including the forms in the package doc.
+	for _, cfg := range []zkmw.Config{
+		{Locker: c},
+		{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{id}/{query:currency}/{header:X-Tenant}/{param:id}/{*}"}},
+		{Locker: c, Rule: zkmw.Rule{Resource: "global-report", Mode: zkmw.Write, Try: true}},
+		{Locker: c, Routes: map[string]zkmw.Rule{
+			"POST /accounts/:id/withdraw": {Resource: "accounts/{id}"},
+			"GET /accounts/:id":           {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
+			"* /files/*":                  {Resource: "files/{*}", MaxWait: time.Second},
+		}},
+	} {
+		if _, err := cfg.ToMiddleware(); err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+	}
+	_ = zkmw.Lock(c, zkmw.Resource("accounts/{id}"), zkmw.WithMode(zkmw.ReadWrite), zkmw.MaxWait(time.Second), nil)
+	_ = zkmw.Lock(c, zkmw.ResourceFunc(fn), zkmw.Try())
+	var _ zklock.Locker = c
+}
+
+// CheckRoutes reports table keys that match no registered route.
+func TestCheckRoutes(t *testing.T) {
+	e := echo.New()
+	h := func(echo.Context) error { return nil }
+	e.POST("/accounts/:id/withdraw", h)
+	e.GET("/accounts/:id", h)
+	cfg := zkmw.Config{Routes: map[string]zkmw.Rule{
+		"POST /accounts/:id/withdraw": {},
+		"* /accounts/:id":             {},
+	}}
+	if err := cfg.CheckRoutes(e.Routes()); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Routes["POST /acounts/:id/withdraw"] = zkmw.Rule{}
+	cfg.Routes["PUT /accounts/:id"] = zkmw.Rule{}
+	err := cfg.CheckRoutes(e.Routes())
+	if !errors.Is(err, zkmw.ErrInvalidConfig) || !strings.Contains(err.Error(), `["POST /acounts/:id/withdraw" "PUT /accounts/:id"]`) {
+		t.Fatalf("CheckRoutes = %v", err)
+	}
+}
+
+func TestModeString(t *testing.T) {
+	for m, want := range map[zkmw.Mode]string{zkmw.Exclusive: "exclusive", zkmw.ReadWrite: "read-write",
+		zkmw.Read: "read", zkmw.Write: "write", zkmw.Mode(7): "Mode(7)"} {
+		if m.String() != want {
+			t.Errorf("%d: %q, want %q", int(m), m.String(), want)
+		}
+	}
+}
