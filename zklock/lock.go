@@ -123,10 +123,12 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	if len(resources) > 1 {
 		name = strings.Join(resources, ",")
 	}
-	if len(ts) == 1 {
-		if l, ok, err := reenter(ctx, c, ts[0].parent, cfg.mode); ok {
-			return l, err
-		}
+	keys := make([]string, len(ts))
+	for i, t := range ts {
+		keys[i] = t.parent
+	}
+	if l, ok, err := reenter(ctx, c, keys, cfg.mode); ok {
+		return l, err
 	}
 	data := c.owner
 	switch {

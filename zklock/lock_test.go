@@ -314,6 +314,21 @@ func TestIntegration_Reentrancy(t *testing.T) {
 	l := <-got
 	l.Release(ctx)
 
+	// A multi-resource lease re-enters for any subset of its resources.
+	all, err := c.AcquireAll(ctx, []string{"x", "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	actx := all.Context(ctx)
+	for _, set := range [][]string{{"x", "y"}, {"y"}} {
+		sub, err := c.AcquireAll(actx, set)
+		if err != nil || sub.Token() != all.Token() {
+			t.Fatalf("re-entry of %v: %v", set, err)
+		}
+		sub.Release(ctx)
+	}
+	all.Release(ctx)
+
 	// Read leases cannot be upgraded through the context.
 	r, err := c.Acquire(ctx, "rw", zklock.WithMode(zklock.Read))
 	if err != nil {

@@ -79,10 +79,8 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 			return nil, &ResourceError{Resource: keys[i], Reason: "listed twice"}
 		}
 	}
-	if len(keys) == 1 {
-		if l, ok, err := reenter(ctx, m, keys[0], cfg.mode); ok {
-			return l, err
-		}
+	if l, ok, err := reenter(ctx, m, keys, cfg.mode); ok {
+		return l, err
 	}
 	name := strings.Join(resources, ",")
 	st := newLeaseState(m, m.ids.Add(1), name, cfg.mode)

@@ -1,6 +1,9 @@
 package zklock
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Reentrancy through the context. Go has no thread identity, so a lease
 // put into a context with Lease.Context is what marks "the same caller":
@@ -20,23 +23,23 @@ func withLease(ctx context.Context, st *leaseState) context.Context {
 	return context.WithValue(ctx, ctxKey{}, &ctxLease{st: st, next: prev})
 }
 
-// reenter looks in ctx for a live lease of owner on queue key. ok reports
-// whether one was found; err is ErrUpgrade when a read lease is asked to
-// become a write lease.
-func reenter(ctx context.Context, owner releaser, key string, mode Mode) (l *Lease, ok bool, err error) {
+// reenter looks in ctx for a live lease of owner that holds every queue in
+// keys. ok reports whether one was found; err is ErrUpgrade when a read
+// lease is asked to become a write lease.
+func reenter(ctx context.Context, owner releaser, keys []string, mode Mode) (l *Lease, ok bool, err error) {
 	if mode == Semaphore || ctx == nil {
 		return nil, false, nil
 	}
 	for cl, _ := ctx.Value(ctxKey{}).(*ctxLease); cl != nil; cl = cl.next {
 		st := cl.st
-		if st.owner != owner || st.mode == Semaphore {
+		if st.owner != owner || st.mode == Semaphore || st.mode == Election {
 			continue
 		}
 		st.mu.Lock()
-		covers := false
-		for _, h := range st.holds {
-			if h.parent == key {
-				covers = true
+		covers := true
+		for _, k := range keys {
+			if !slices.ContainsFunc(st.holds, func(h *hold) bool { return h.parent == k }) {
+				covers = false
 				break
 			}
 		}
