@@ -1,0 +1,54 @@
+// CuratorPeer takes a lock with Apache Curator for zklock's interoperability
+// tests. Usage: java CuratorPeer CONNECT PATH MODE
+// MODE: mutex (InterProcessMutex), read / write (InterProcessReadWriteLock),
+// latch (LeaderLatch). It prints READY once connected, ACQUIRED <ms> when it
+// holds the lock, then releases on any line (or EOF) on stdin, prints
+// RELEASED <ms>, and exits.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.retry.RetryOneTime;
+
+public class CuratorPeer {
+    public static void main(String[] args) throws Exception {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(args[0], 10000, 10000, new RetryOneTime(200));
+        c.start();
+        c.blockUntilConnected();
+        String path = args[1];
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        if (args[2].equals("latch")) {
+            LeaderLatch latch = new LeaderLatch(c, path, "curator-peer");
+            latch.start();
+            say("READY");
+            latch.await();
+            say("ACQUIRED " + System.currentTimeMillis());
+            in.readLine();
+            latch.close();
+        } else {
+            InterProcessLock lock;
+            switch (args[2]) {
+                case "mutex": lock = new InterProcessMutex(c, path); break;
+                case "read": lock = new InterProcessReadWriteLock(c, path).readLock(); break;
+                case "write": lock = new InterProcessReadWriteLock(c, path).writeLock(); break;
+                default: throw new IllegalArgumentException("mode " + args[2]);
+            }
+            say("READY");
+            lock.acquire();
+            say("ACQUIRED " + System.currentTimeMillis());
+            in.readLine();
+            lock.release();
+        }
+        say("RELEASED " + System.currentTimeMillis());
+        c.close();
+    }
+
+    static void say(String s) {
+        System.out.println(s);
+        System.out.flush();
+    }
+}
