@@ -359,44 +359,39 @@ func (c *Client) watchdog() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		deadline, any := c.lossDeadline()
-		var wait <-chan time.Time
-		if any {
-			d := time.Until(deadline)
-			if d <= 0 {
-				c.loseUnverified()
-				continue
-			}
-			timer.Reset(d)
-			wait = timer.C
+		d := time.Until(c.lossDeadline())
+		if d <= 0 {
+			// Nothing heard for too long. Only now look for held leases
+			// (an acquire that finds the deadline passed proves the session
+			// alive first, see waiter.hold), then sleep until nudged.
+			c.loseUnverified()
+			d = time.Hour
 		}
+		timer.Reset(d)
 		select {
 		case <-c.closeCh:
 			return
 		case <-c.wake:
-		case <-wait:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
 		}
 	}
 }
 
-// lossDeadline returns when held leases must be given up, and whether any
-// lease is held.
-func (c *Client) lossDeadline() (time.Time, bool) {
+// lossDeadline returns when held leases must be given up if nothing more is
+// heard from the server.
+func (c *Client) lossDeadline() time.Time {
 	anchor, timeout := c.live.snapshot()
 	margin := c.cfg.lossMargin
 	if margin == 0 || margin >= timeout {
 		margin = timeout / 4
 	}
-	c.mu.Lock()
-	held := false
-	for _, e := range c.nodes {
-		if e.st != nil && !e.releasing {
-			held = true
-			break
-		}
-	}
-	c.mu.Unlock()
-	return anchor.Add(timeout - margin), held
+	return anchor.Add(timeout - margin)
 }
 
 func (c *Client) loseUnverified() {

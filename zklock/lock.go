@@ -557,7 +557,7 @@ func (w *waiter) hold(ctx context.Context) error {
 	c := w.c
 	// If we have not heard from the server for so long that the session may
 	// be about to expire, prove it alive before handing out a lease.
-	if deadline, _ := c.lossDeadline(); time.Now().After(deadline) {
+	if time.Now().After(c.lossDeadline()) {
 		ok, err := call(ctx, func() (bool, error) {
 			ok, _, err := c.conn.Exists(w.path)
 			return ok, err
