@@ -73,7 +73,9 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	w.entry.position.Store(0)
 	c.mu.Unlock()
 	rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry})
+	rs.mu.Lock()
 	rs.acquired = time.Now()
+	rs.mu.Unlock()
 	c.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Mode: Read, Path: w.path, Token: w.token, SessionID: w.sid})
 	if err := l.Release(ctx); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		// The read lease is held either way; the write node goes in the

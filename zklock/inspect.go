@@ -97,7 +97,6 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOp
 	for i, k := range kids {
 		n := &nodes[i]
 		*n = QueueNode{Name: k.name, Path: parent + "/" + k.name, Seq: k.seq, Mode: k.mode}
-		n.Holder, _ = rule(kids, i, cfg.limit)
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -120,6 +119,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOp
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	var live []child
 	for i, n := range nodes {
 		switch {
 		case errs[i] == nil:
@@ -130,6 +130,12 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOp
 		}
 		n.Position = len(q.Nodes)
 		q.Nodes = append(q.Nodes, n)
+		live = append(live, kids[i])
+	}
+	// Decide holders over the nodes that still exist: one released during
+	// the reads must not leave its successor looking like a waiter.
+	for i := range q.Nodes {
+		q.Nodes[i].Holder, _ = rule(live, i, cfg.limit)
 	}
 	return q, nil
 }
@@ -174,7 +180,8 @@ type LocalLock struct {
 	Path      string
 	Held      bool
 	Position  int       // nodes ahead (0 when held)
-	Since     time.Time // when the node was created
+	Since     time.Time // when the node was created (the wait began)
+	Acquired  time.Time // when the lock was acquired; zero while waiting
 	Token     int64     // fencing token, when held
 	SessionID int64
 }
@@ -193,6 +200,7 @@ func (c *Client) Locks() []LocalLock {
 		if e.st != nil {
 			l.Position = 0
 			e.st.mu.Lock()
+			l.Acquired = e.st.acquired
 			for _, h := range e.st.holds {
 				if h.path == e.path {
 					l.Token = h.token

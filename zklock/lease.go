@@ -116,9 +116,11 @@ func (st *leaseState) lose(reason LossReason) {
 	}
 	st.owner.dropHolds(st)
 	held := time.Duration(0)
+	st.mu.Lock()
 	if !st.acquired.IsZero() {
 		held = time.Since(st.acquired)
 	}
+	st.mu.Unlock()
 	go st.owner.observe(context.Background(), Event{Kind: EventLost, ID: st.id, Resource: st.resource,
 		Mode: st.mode, Held: held, Token: st.Token(), Err: err, SessionID: st.sessionID()})
 }

@@ -164,8 +164,10 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 			return nil, err
 		}
 	}
+	st.mu.Lock()
 	st.acquired = time.Now()
 	st.waited = st.acquired.Sub(start)
+	st.mu.Unlock()
 	c.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Mode: cfg.mode, Path: st.holds[0].path,
 		Wait: st.waited, Token: st.Token(), SessionID: st.holds[0].sessionID, Time: st.acquired})
 	c.kick()

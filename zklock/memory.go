@@ -100,8 +100,10 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 			return nil, err
 		}
 	}
+	st.mu.Lock()
 	st.acquired = time.Now()
 	st.waited = st.acquired.Sub(start)
+	st.mu.Unlock()
 	m.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Mode: cfg.mode, Path: st.holds[0].path,
 		Wait: st.waited, Token: st.Token(), Time: st.acquired})
 	return &Lease{st: st}, nil
