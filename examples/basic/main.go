@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/cli"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -69,15 +70,8 @@ func runParent(n, rounds int, hold time.Duration) error {
 	defer c.Close()
 	time.Sleep(hold + hold/2)
 	if q, err := c.Inspect(ctx, resource); err == nil {
-		fmt.Printf("\n--- queue of %q as ZooKeeper holds it (%s) ---\n", resource, q.Path)
-		for _, node := range q.Nodes {
-			state := "waiting"
-			if node.Holder {
-				state = "HOLDS  "
-			}
-			fmt.Printf("  %d  %s  %-14s pid %-7d token %-6d age %v\n", node.Position, state, node.Owner.Label, node.Owner.PID, node.Token, time.Since(node.Created).Round(time.Millisecond))
-		}
-		fmt.Println("---")
+		fmt.Printf("\n$ zklock show %s\n", resource)
+		_ = cli.WriteQueue(os.Stdout, q, time.Now())
 		fmt.Println()
 	}
 	wg.Wait()

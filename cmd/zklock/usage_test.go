@@ -1,0 +1,121 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, name := range []string{"ls", "show", "watch", "run"} {
+		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
+			r := zkl(t, nil, args...)
+			if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "Usage: zklock "+name+" ") {
+				t.Errorf("%q: exit %d, stderr %q, stdout starts %q", args, r.code, r.stderr, head(r.stdout))
+			}
+			for _, flag := range []string{"-servers", "-root", "-session-timeout", "-user", "-password", "-tls-ca", "-tls-cert", "-tls-key"} {
+				if !strings.Contains(r.stdout, flag) {
+					t.Errorf("%q: help lacks connection flag %s", args, flag)
+				}
+			}
+		}
+	}
+	r := zkl(t, nil, "run", "--help")
+	for _, want := range []string{"ZKLOCK_TOKEN", "111", "112", "113", "114", "-grace", "-wait", "-try", "-label"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("run --help lacks %q", want)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
+		r := zkl(t, nil, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "Commands:") || !strings.Contains(r.stdout, "Exit codes:") {
+			t.Errorf("%q: exit %d, stdout %q", args, r.code, head(r.stdout))
+		}
+	}
+}
+
+func head(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// TestBadInput: every bad input ends with a non-zero exit code and one
+// line on stderr that says what is wrong.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "script")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	down := closedAddr(t)
+	cases := []struct {
+		args []string
+		env  []string
+		code int
+		want string
+	}{
+		{nil, nil, 2, "no command given"},
+		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"help", "frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"--nope", "ls"}, nil, 2, "flag provided but not defined: -nope"},
+		{[]string{"show", "--nope", "x"}, nil, 2, "flag provided but not defined: -nope"},
+		{[]string{"run", "--resource", "r"}, nil, 2, "no command given after --"},
+		{[]string{"run", "--resource", "r", "--"}, nil, 2, "no command given after --"},
+		{[]string{"run", "--", "true"}, nil, 2, "missing --resource"},
+		{[]string{"run", "--resource", "", "--", "true"}, nil, 2, "missing --resource"},
+		{[]string{"run", "--resource", "r", "--wait", "abc", "--", "true"}, nil, 2, `invalid value "abc" for flag -wait`},
+		{[]string{"run", "--resource", "r", "--wait", "-1s", "--", "true"}, nil, 2, "bad --wait"},
+		{[]string{"run", "--resource", "r", "--try", "--wait", "1s", "--", "true"}, nil, 2, "--try and --wait exclude each other"},
+		{[]string{"run", "--resource", "r", "--grace", "-1s", "--", "true"}, nil, 2, "bad --grace"},
+		{[]string{"run", "--resource", "a\x01b", "--", "true"}, nil, 2, "control character"},
+		{[]string{"run", "--resource", "x", "--raw", "--", "true"}, nil, 2, "bad raw path"},
+		{[]string{"show"}, nil, 2, "missing RESOURCE"},
+		{[]string{"show", "a", "b"}, nil, 2, "one RESOURCE expected"},
+		{[]string{"show", ""}, nil, 2, "empty name"},
+		{[]string{"show", "--raw", "relative/path"}, nil, 2, "bad raw path"},
+		{[]string{"show", "--raw", "/zookeeper/quota"}, nil, 2, "reserved by ZooKeeper"},
+		{[]string{"show", "--limit", "-2", "x"}, nil, 2, "bad --limit"},
+		{[]string{"watch"}, nil, 2, "missing RESOURCE"},
+		{[]string{"watch", "--interval", "0s", "x"}, nil, 2, "bad --interval"},
+		{[]string{"watch", "--for", "-1s", "x"}, nil, 2, "bad --for"},
+		{[]string{"ls", "a", "b"}, nil, 2, "at most one PREFIX"},
+		{[]string{"show", "--servers", "h:99999", "x"}, nil, 2, `bad server address "h:99999"`},
+		{[]string{"show", "--servers", "h:port", "x"}, nil, 2, `bad server address "h:port"`},
+		{[]string{"show", "--servers", "zk://", "x"}, nil, 2, "bad --servers"},
+		{[]string{"show", "--servers", "http://h:2181", "x"}, nil, 2, "scheme must be zk://"},
+		{[]string{"show", "--servers", "zk://h:2181/?bogus=1", "x"}, nil, 2, `unknown parameter "bogus"`},
+		{[]string{"ls"}, []string{"ZKLOCK_SERVERS=,,"}, 2, "bad --servers"},
+		{[]string{"show", "--root", "relative", "x"}, nil, 2, "bad --root"},
+		{[]string{"show", "--session-timeout", "soon", "x"}, nil, 2, `invalid value "soon" for flag -session-timeout`},
+		{[]string{"show", "--session-timeout", "1ms", "x"}, nil, 2, "bad --session-timeout"},
+		{[]string{"show", "--connect-timeout", "0s", "x"}, nil, 2, "bad --connect-timeout"},
+		{[]string{"show", "--user", "u", "x"}, nil, 2, "--user needs --password"},
+		{[]string{"show", "--password", "p", "x"}, nil, 2, "--password needs --user"},
+		{[]string{"show", "--tls-cert", "c.pem", "x"}, nil, 2, "--tls-cert needs --tls-key"},
+		{[]string{"show", "--tls-ca", filepath.Join(dir, "missing.pem"), "x"}, nil, 2, "bad --tls-ca"},
+		{[]string{"show", "--tls-ca", notExec, "x"}, nil, 2, "no PEM certificate"},
+		// ZooKeeper unreachable: exit 113 for every command
+		{[]string{"show", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper at " + down},
+		{[]string{"ls", "--connect-timeout", "1s"}, []string{"ZKLOCK_SERVERS=" + down}, 113, "cannot reach ZooKeeper"},
+		{[]string{"watch", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper"},
+		{[]string{"run", "--servers", down, "--connect-timeout", "1s", "--resource", "x", "--", "touch", filepath.Join(dir, "ran")}, nil, 113, "cannot reach ZooKeeper"},
+		{[]string{"show", "--servers", "no-such-host.invalid:2181", "--connect-timeout", "5s", "x"}, nil, 113, "cannot resolve"},
+	}
+	for _, tc := range cases {
+		r := zkl(t, tc.env, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("zklock %q: exit %d, stderr %q; want exit %d and %q", tc.args, r.code, r.stderr, tc.code, tc.want)
+			continue
+		}
+		oneLine(t, strings.Join(tc.args, " "), r.stderr)
+		if r.stdout != "" {
+			t.Errorf("zklock %q: unexpected stdout %q", tc.args, r.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("run ran its command although ZooKeeper was unreachable")
+	}
+}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// EnvPassword is read for the digest password when --user is given without
+// --password, so the password need not appear in the process list.
+const EnvPassword = "ZKLOCK_PASSWORD"
+
+// DefaultConnectTimeout is how long a subcommand waits for a ZooKeeper
+// session before it exits with ExitUnreachable.
+const DefaultConnectTimeout = 10 * time.Second
+
+// connFlags are the connection flags every subcommand takes. They mirror
+// zklock's options.
+type connFlags struct {
+	fs             *flag.FlagSet
+	servers        string
+	root           string
+	sessionTimeout time.Duration
+	connectTimeout time.Duration
+	user           string
+	password       string
+	label          string
+	tls            tlsFlags
+}
+
+func (c *connFlags) register(fs *flag.FlagSet) {
+	c.fs = fs
+	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `servers`: \"h1:2181,h2:2181\" or \"zk://h1,h2/root?session_timeout=10s\" (default $"+zklock.EnvServers+", else "+zklock.DefaultServers+")")
+	fs.StringVar(&c.root, "root", "", "znode under which resource queues live (default: the path of a zk:// --servers, else "+zklock.DefaultRoot+")")
+	fs.DurationVar(&c.sessionTimeout, "session-timeout", 0, "ZooKeeper session timeout to ask for (default: from --servers, else "+zklock.DefaultSessionTimeout.String()+")")
+	fs.DurationVar(&c.connectTimeout, "connect-timeout", DefaultConnectTimeout, "give up (exit 113) when no session is established within this `duration`")
+	fs.StringVar(&c.user, "user", "", "digest authentication `user` (zklock.WithDigestAuth): nodes created are writable only by this identity")
+	fs.StringVar(&c.password, "password", "", "digest authentication `password` (default $"+EnvPassword+")")
+	fs.StringVar(&c.label, "label", "", "`label` stored in lock nodes' owner data, shown by show/ls/watch (run: default CMD's name)")
+	c.tls.register(fs)
+}
+
+// dsn returns the connection string to use.
+func (c *connFlags) dsn() string {
+	if s := strings.TrimSpace(c.servers); s != "" {
+		return s
+	}
+	return zklock.ServersFromEnv()
+}
+
+// validate checks every connection flag without touching the network.
+func (c *connFlags) validate(cmd string) ([]string, error) {
+	dsn := c.dsn()
+	servers, _, err := zklock.ParseDSN(dsn)
+	if err != nil {
+		return nil, usageErrorf(cmd, "bad --servers: %s", trimPrefix(err))
+	}
+	for _, s := range servers {
+		host, port, err := net.SplitHostPort(s)
+		if err != nil {
+			return nil, usageErrorf(cmd, "bad server address %q in --servers: %v", s, err)
+		}
+		if host == "" {
+			return nil, usageErrorf(cmd, "bad server address %q in --servers: no host", s)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, usageErrorf(cmd, "bad server address %q in --servers: port must be a number from 1 to 65535", s)
+		}
+	}
+	if c.root != "" && (!strings.HasPrefix(c.root, "/") || c.root == "/" || strings.HasSuffix(c.root, "/")) {
+		return nil, usageErrorf(cmd, "bad --root %q: must be an absolute znode path such as /zklock", c.root)
+	}
+	if isSet(c.fs, "session-timeout") && c.sessionTimeout < 100*time.Millisecond {
+		return nil, usageErrorf(cmd, "bad --session-timeout %v: must be at least 100ms", c.sessionTimeout)
+	}
+	if c.connectTimeout <= 0 {
+		return nil, usageErrorf(cmd, "bad --connect-timeout %v: must be positive", c.connectTimeout)
+	}
+	if c.password != "" && c.user == "" {
+		return nil, usageErrorf(cmd, "--password needs --user")
+	}
+	if c.user != "" && c.password == "" && os.Getenv(EnvPassword) == "" {
+		return nil, usageErrorf(cmd, "--user needs --password (or $%s)", EnvPassword)
+	}
+	if strings.Contains(c.user, ":") {
+		return nil, usageErrorf(cmd, "bad --user %q: must not contain ':'", c.user)
+	}
+	if _, err := c.tls.config(cmd); err != nil {
+		return nil, err
+	}
+	return servers, nil
+}
+
+// options returns the zklock options the flags ask for (after validate).
+func (c *connFlags) options(cmd string) ([]zklock.Option, error) {
+	var opts []zklock.Option
+	if c.root != "" {
+		opts = append(opts, zklock.WithRoot(c.root))
+	}
+	if isSet(c.fs, "session-timeout") {
+		opts = append(opts, zklock.WithSessionTimeout(c.sessionTimeout))
+	}
+	if c.user != "" {
+		pw := c.password
+		if pw == "" {
+			pw = os.Getenv(EnvPassword)
+		}
+		opts = append(opts, zklock.WithDigestAuth(c.user, pw))
+	}
+	if c.label != "" {
+		opts = append(opts, zklock.WithLabel(c.label))
+	}
+	cfg, err := c.tls.config(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if cfg != nil {
+		opts = append(opts, zklock.WithDialer(tlsDialer(cfg)))
+	}
+	return opts, nil
+}
+
+// open validates the flags and connects. Errors carry their exit code:
+// ExitUsage for bad flags, ExitUnreachable when no session could be had.
+func (c *connFlags) open(ctx context.Context, cmd string) (*zklock.Client, error) {
+	servers, err := c.validate(cmd)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := c.options(cmd)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
+	defer cancel()
+	if err := resolvable(ctx, servers); err != nil {
+		return nil, withCode(ExitUnreachable, err)
+	}
+	client, err := zklock.Open(ctx, c.dsn(), opts...)
+	switch {
+	case err == nil:
+		return client, nil
+	case errors.Is(err, zklock.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded):
+		return nil, withCode(ExitUnreachable, fmt.Errorf("cannot reach ZooKeeper at %s within %v (--connect-timeout): %s",
+			strings.Join(servers, ","), c.connectTimeout, strings.ReplaceAll(err.Error(), "zklock: ", "")))
+	case errors.Is(err, zklock.ErrInvalidOption):
+		return nil, usageErrorf(cmd, "%s", trimPrefix(err))
+	}
+	return nil, err
+}
+
+// resolvable fails when no server's host name resolves: go-zookeeper
+// reports that as a bad option, but for an operator it means ZooKeeper
+// cannot be reached (a typo, or DNS down).
+func resolvable(ctx context.Context, servers []string) error {
+	var firstErr error
+	for _, s := range servers {
+		host, _, _ := net.SplitHostPort(s)
+		if net.ParseIP(host) != nil {
+			return nil
+		}
+		_, err := net.DefaultResolver.LookupHost(ctx, host)
+		if err == nil {
+			return nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return fmt.Errorf("cannot resolve any ZooKeeper server name: %v", firstErr)
+}
+
+// trimPrefix drops the "zklock: " that errors of package zklock start
+// with, since Main prefixes its own.
+func trimPrefix(err error) string {
+	return strings.TrimPrefix(err.Error(), "zklock: ")
+}

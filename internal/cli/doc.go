@@ -1,0 +1,33 @@
+// Package cli implements the zklock operator command (cmd/zklock) so that
+// it can be tested and reused: Main runs a command line and returns the
+// exit code; WriteQueue prints a queue the way "zklock show" does.
+//
+// # Commands
+//
+//	zklock ls [PREFIX]                  resources in use, with holders and queue length
+//	zklock show RESOURCE                holder and ordered waiters (owner, token, age); --json, --raw
+//	zklock watch RESOURCE               live view: redraws on a terminal, one line per change when piped
+//	zklock run --resource R [--wait D | --try] -- CMD [ARGS...]
+//
+// Every command takes the connection flags (--servers, default
+// $ZKLOCK_SERVERS; --root; --session-timeout; --connect-timeout; --user and
+// --password for digest authentication; --tls, --tls-ca, --tls-cert,
+// --tls-key, --tls-server-name), before or after its name, and --help.
+// Flags of ls, show and watch may follow their arguments.
+//
+// # Exit codes
+//
+// Errors are one line on stderr and a non-zero exit code: ExitUsage for bad
+// input, ExitUnreachable when ZooKeeper cannot be reached, and for run
+// ExitBusy, ExitTimeout, ExitLeaseLost, or CMD's own code (128+N when it
+// was killed by signal N). The codes 111–114 lie outside the ranges that
+// shells, timeout(1) and sysexits.h use.
+//
+// # Run
+//
+// Run is a distributed flock(1): it holds the lock while CMD runs, passes
+// the fencing token in ZKLOCK_TOKEN, forwards signals, and stops CMD
+// (SIGTERM, then SIGKILL after --grace) as soon as the lease is lost, before
+// ZooKeeper can grant the lock to anyone else (see package zklock's Safety
+// section for what that guarantee rests on).
+package cli

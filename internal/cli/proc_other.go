@@ -1,0 +1,10 @@
+//go:build !linux
+
+package cli
+
+import "syscall"
+
+// sysProcAttr puts CMD in its own process group when group is set.
+func sysProcAttr(group bool) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: group}
+}

@@ -1,0 +1,350 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// DefaultGrace is how long "zklock run" waits after SIGTERM before it
+// sends SIGKILL to a command whose lease was lost.
+const DefaultGrace = 10 * time.Second
+
+var runCommand = &command{
+	name:    "run",
+	args:    "--resource R [--wait D | --try] -- CMD [ARGS...]",
+	summary: "run CMD while holding the lock on R (a distributed flock)",
+	help: `
+Run acquires the lock on R (waiting in line behind earlier callers), runs
+CMD while holding it, releases it when CMD exits, and exits with CMD's exit
+code. It is flock(1) across hosts: put it in front of a cron job on every
+host and the job runs on one host at a time.
+
+CMD gets these environment variables:
+  ZKLOCK_TOKEN     the fencing token (grows with every lease granted):
+                   pass it to storage that should refuse stale writers
+  ZKLOCK_RESOURCE  R
+  ZKLOCK_NODE      the znode of the lease
+
+Signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to
+zklock are forwarded to CMD. When stdin is not a terminal (cron, systemd,
+scripts), CMD runs in its own process group and signals go to the whole
+group, so the children of a shell script get them too. On a terminal CMD
+stays in the foreground group, and SIGINT and SIGQUIT, which the terminal
+already sends to CMD, are not sent twice. On Linux CMD is killed if zklock
+itself dies.
+
+If the lease is lost while CMD runs (someone deleted its node, the session
+expired, or ZooKeeper has been unreachable for so long that the session may
+have expired), CMD is sent SIGTERM, then SIGKILL after --grace, and zklock
+exits 114 whatever CMD's own exit code.
+
+Example:
+  zklock run --resource nightly-report --try -- /usr/local/bin/report.sh
+  zklock run --resource db-migrate --wait 5m --label "$HOSTNAME deploy" -- ./migrate up
+
+` + exitCodeTable,
+	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
+		o := &runOpts{cf: cf, fs: fs}
+		fs.StringVar(&o.resource, "resource", "", "the resource to lock (required)")
+		fs.DurationVar(&o.wait, "wait", 0, "give up with exit code 112 when the lock is not acquired within this `duration` (default: wait as long as it takes)")
+		fs.BoolVar(&o.try, "try", false, "do not wait: exit with code 111 at once when the lock is held")
+		fs.DurationVar(&o.grace, "grace", DefaultGrace, "after a lost lease, time between SIGTERM and SIGKILL to CMD")
+		fs.BoolVar(&o.raw, "raw", false, "the resource is a raw znode path, e.g. /locks/foo of a Curator or kazoo service")
+		return o.run
+	},
+}
+
+// runOpts are the flags of "zklock run".
+type runOpts struct {
+	cf       *connFlags
+	fs       *flag.FlagSet
+	resource string
+	wait     time.Duration
+	try      bool
+	grace    time.Duration
+	raw      bool
+}
+
+// forwarded are the signals passed on to CMD; the first four end zklock
+// while it is still waiting for the lock.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
+
+func (o *runOpts) validate(args []string) error {
+	switch {
+	case o.resource == "":
+		return usageErrorf("run", "missing --resource")
+	case len(args) == 0:
+		return usageErrorf("run", "no command given after --")
+	case o.try && isSet(o.fs, "wait"):
+		return usageErrorf("run", "--try and --wait exclude each other")
+	case isSet(o.fs, "wait") && o.wait <= 0:
+		return usageErrorf("run", "bad --wait %v: must be positive (use --try not to wait)", o.wait)
+	case o.grace < 0:
+		return usageErrorf("run", "bad --grace %v: must not be negative", o.grace)
+	case o.raw && !strings.HasPrefix(o.resource, "/"):
+		return usageErrorf("run", "bad raw path %q: must be an absolute znode path such as /locks/foo", o.resource)
+	case args[0] == "":
+		return usageErrorf("run", "empty command name after --")
+	}
+	if !o.raw {
+		if err := zklock.ValidateResource(o.resource); err != nil {
+			return usageErrorf("run", "%s", trimPrefix(err))
+		}
+	}
+	return nil
+}
+
+func (o *runOpts) run(e *env, args []string) error {
+	if err := o.validate(args); err != nil {
+		return err
+	}
+	if _, err := o.cf.validate("run"); err != nil {
+		return err
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+
+	lease, c, err := o.acquire(sigs, args)
+	if c != nil {
+		defer c.Close()
+	}
+	if err != nil {
+		return err
+	}
+	return o.supervise(e, sigs, lease, args)
+}
+
+// acquire connects and takes the lock; a terminating signal meanwhile
+// gives up with exit code 128+N.
+func (o *runOpts) acquire(sigs chan os.Signal, args []string) (*zklock.Lease, *zklock.Client, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan os.Signal, 1)
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case s := <-sigs:
+				if s == syscall.SIGUSR1 || s == syscall.SIGUSR2 {
+					continue // for CMD, which is not running yet
+				}
+				got <- s
+				cancel()
+				return
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var once bool
+	stopSignals := func() {
+		if !once {
+			once = true
+			close(stop)
+			<-stopped
+		}
+	}
+	defer stopSignals()
+	interrupted := func(what string) error {
+		s := (<-got).(syscall.Signal)
+		return withCode(ExitSignalBase+int(s), fmt.Errorf("interrupted by %s while %s", signalName(s), what))
+	}
+
+	c, err := o.cf.open(ctx, "run")
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, interrupted("connecting to ZooKeeper")
+		}
+		return nil, nil, err
+	}
+	var opts []zklock.AcquireOption
+	if o.raw {
+		opts = append(opts, zklock.RawPath())
+	}
+	if o.try {
+		opts = append(opts, zklock.Try())
+	}
+	if o.wait > 0 {
+		opts = append(opts, zklock.MaxWait(o.wait))
+	}
+	if o.cf.label == "" && !strings.Contains(o.cf.dsn(), "label=") {
+		opts = append(opts, zklock.Label(filepath.Base(args[0])))
+	}
+	lease, err := c.Acquire(ctx, o.resource, opts...)
+	stopSignals() // from here on signals are CMD's, or wait in sigs for it
+	switch {
+	case err == nil && ctx.Err() != nil:
+		// a signal came just as the lock was granted: do not start CMD
+		o.release(nil, lease)
+		return nil, c, interrupted(fmt.Sprintf("acquiring the lock on %q", o.resource))
+	case err == nil:
+		return lease, c, nil
+	case ctx.Err() != nil:
+		return nil, c, interrupted(fmt.Sprintf("waiting for the lock on %q", o.resource))
+	case errors.Is(err, zklock.ErrLocked):
+		return nil, c, withCode(ExitBusy, fmt.Errorf("%q is busy%s (--try)", o.resource, o.holder(c)))
+	case errors.Is(err, zklock.ErrWaitTimeout):
+		return nil, c, withCode(ExitTimeout, fmt.Errorf("gave up waiting for the lock on %q after %v (--wait)%s", o.resource, o.wait, o.holder(c)))
+	case errors.Is(err, zklock.ErrUnavailable):
+		return nil, c, withCode(ExitUnreachable, err)
+	}
+	return nil, c, err
+}
+
+// holder names who holds the resource, for a busy or timeout message.
+func (o *runOpts) holder(c *zklock.Client) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var opts []zklock.AcquireOption
+	if o.raw {
+		opts = append(opts, zklock.RawPath())
+	}
+	q, err := c.Inspect(ctx, o.resource, opts...)
+	if err != nil || len(q.Holders()) == 0 {
+		return ""
+	}
+	h := q.Holders()[0]
+	return fmt.Sprintf(": held by %s for %s, %d waiting", ownerText(h.Owner), formatAge(time.Since(h.Created)), len(q.Waiters()))
+}
+
+// supervise runs CMD under the lease and returns its outcome.
+func (o *runOpts) supervise(e *env, sigs chan os.Signal, lease *zklock.Lease, args []string) error {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	cmd.Env = append(os.Environ(),
+		"ZKLOCK_TOKEN="+strconv.FormatInt(lease.Token(), 10),
+		"ZKLOCK_RESOURCE="+o.resource,
+		"ZKLOCK_NODE="+lease.Path())
+	group := !isTerminal(e.stdin)
+	cmd.SysProcAttr = sysProcAttr(group)
+	cmd.WaitDelay = time.Second // do not hang on pipes kept open by CMD's children
+	started := make(chan error, 1)
+	done := make(chan error, 1)
+	go func() {
+		// The parent-death signal (Linux) is tied to the thread that
+		// starts the child: keep this goroutine on it until CMD is gone.
+		// The thread is not unlocked, so it ends with the goroutine.
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		o.release(e, lease)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return withCode(ExitNotFound, fmt.Errorf("%s: command not found", args[0]))
+		}
+		return withCode(ExitCannotRun, fmt.Errorf("cannot run %s: %v", args[0], err))
+	}
+	name := filepath.Base(args[0])
+	send := func(s syscall.Signal) {
+		if group {
+			_ = syscall.Kill(-cmd.Process.Pid, s)
+		} else {
+			_ = cmd.Process.Signal(s)
+		}
+	}
+	var (
+		waitErr   error
+		lost      error
+		leaseDone = lease.Done()
+		graceC    <-chan time.Time
+	)
+loop:
+	for {
+		select {
+		case waitErr = <-done:
+			break loop
+		case s := <-sigs:
+			if !group && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
+				continue // the terminal sent it to CMD as well
+			}
+			send(s.(syscall.Signal))
+		case <-leaseDone:
+			leaseDone = nil
+			lost = lease.Err()
+			fmt.Fprintf(e.stderr, "zklock run: %s; sending SIGTERM to %s (SIGKILL after %v)\n", trimPrefix(lost), name, o.grace)
+			send(syscall.SIGTERM)
+			t := time.NewTimer(o.grace)
+			defer t.Stop()
+			graceC = t.C
+		case <-graceC:
+			graceC = nil
+			fmt.Fprintf(e.stderr, "zklock run: %s still running %v after SIGTERM; sending SIGKILL\n", name, o.grace)
+			send(syscall.SIGKILL)
+		}
+	}
+	if lost == nil && errors.Is(lease.Err(), zklock.ErrLeaseLost) {
+		lost = lease.Err()
+		fmt.Fprintf(e.stderr, "zklock run: %s as %s finished\n", trimPrefix(lost), name)
+	}
+	if lost != nil {
+		return withCode(ExitLeaseLost, nil)
+	}
+	o.release(e, lease)
+	if code := exitCode(cmd, waitErr); code != 0 {
+		return withCode(code, nil)
+	}
+	return nil
+}
+
+// release gives the lock back, warning when ZooKeeper did not confirm
+// (the node still goes when the session closes).
+func (o *runOpts) release(e *env, lease *zklock.Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), o.cf.connectTimeout)
+	defer cancel()
+	if err := lease.Release(ctx); err != nil && e != nil {
+		fmt.Fprintf(e.stderr, "zklock run: warning: %s; the lock node goes when the session closes\n", trimPrefix(err))
+	}
+}
+
+// exitCode is CMD's exit code as a shell reports it (128+N when killed by
+// signal N).
+func exitCode(cmd *exec.Cmd, err error) int {
+	ps := cmd.ProcessState
+	if ps == nil {
+		if err != nil {
+			return ExitError
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ExitSignalBase + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// signalName is "SIGTERM" for syscall.SIGTERM.
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	}
+	return s.String()
+}

@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+var watchCommand = &command{
+	name:         "watch",
+	args:         "RESOURCE",
+	summary:      "live view of the queue as it changes",
+	interspersed: true,
+	help: `
+Watch follows the queue of RESOURCE until interrupted (Ctrl-C) or until
+--for passes. On a terminal it redraws the "zklock show" table whenever the
+queue changes (and every --interval, to update ages). When stdout is not a
+terminal it prints one line per change instead:
+
+  15:04:05.120  holds     pos 0  exclusive  worker-3 (box-1, pid 27461)  token 23  node _c_...-lock-0000000003
+  15:04:05.121  waiting   pos 1  exclusive  worker-4 (box-1, pid 27462)  token 24  node _c_...-lock-0000000004
+  15:04:05.121  queue     1 holder, 1 waiting
+  15:04:05.470  released  pos 0  exclusive  worker-3 (box-1, pid 27461)  token 23  node _c_...-lock-0000000003
+  15:04:05.470  acquired  pos 0  exclusive  worker-4 (box-1, pid 27462)  token 24  node _c_...-lock-0000000004
+  15:04:05.470  queue     1 holder, 0 waiting
+
+Events: holds and waiting (already there when watch started, or newly
+queued), acquired, released (a holder's node went), left (a waiter gave up),
+and a queue line after each batch. Changes are seen through a ZooKeeper
+watch on the queue, and by reading it every --interval.
+
+Example:
+  zklock watch demo/nightly-report
+  zklock watch --for 1h demo/nightly-report >> queue.log`,
+	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
+		q := registerQueueFlags(fs)
+		interval := fs.Duration("interval", time.Second, "read the queue at least this often (`duration`)")
+		forDur := fs.Duration("for", 0, "stop after this `duration` (default: until interrupted)")
+		return func(e *env, args []string) error {
+			resource, err := q.resource("watch", args)
+			if err != nil {
+				return err
+			}
+			if *interval < 10*time.Millisecond {
+				return usageErrorf("watch", "bad --interval %v: must be at least 10ms", *interval)
+			}
+			if *forDur < 0 {
+				return usageErrorf("watch", "bad --for %v: must not be negative", *forDur)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if *forDur > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, *forDur)
+				defer cancel()
+			}
+			c, err := cf.open(ctx, "watch")
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil // interrupted or --for passed while connecting
+				}
+				return err
+			}
+			defer c.Close()
+			path, err := c.QueuePath(resource, q.options()...)
+			if err != nil {
+				return err
+			}
+			w := &watcher{e: e, c: c, q: q, resource: resource, path: path, interval: *interval,
+				timeout: cf.connectTimeout, tty: isTerminal(e.stdout), changed: make(chan struct{}, 1)}
+			return w.run(ctx)
+		}
+	},
+}
+
+// watcher follows one queue.
+type watcher struct {
+	e        *env
+	c        *zklock.Client
+	q        *queueFlags
+	resource string
+	path     string
+	interval time.Duration
+	timeout  time.Duration
+	tty      bool
+
+	armed   atomic.Bool
+	changed chan struct{}
+	prev    map[string]zklock.QueueNode // by path; nil before the first read
+	lastErr string                      // the last error reported (piped), not repeated
+}
+
+func (w *watcher) run(ctx context.Context) error {
+	tick := time.NewTicker(w.interval)
+	defer tick.Stop()
+	for {
+		w.arm(ctx) // before reading, so no change between the two is missed
+		queue, err := w.q.inspect(ctx, w.c, w.resource, w.timeout)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case errors.Is(err, zklock.ErrClosed):
+			return err
+		case err != nil && w.tty:
+			w.redraw(nil, err)
+		case err != nil:
+			if msg := trimPrefix(err); msg != w.lastErr {
+				fmt.Fprintf(w.e.stderr, "zklock watch: %s (retrying)\n", msg)
+				w.lastErr = msg
+			}
+		case w.tty:
+			w.redraw(queue, nil)
+		default:
+			w.lastErr = ""
+			if err := w.printChanges(queue); err != nil {
+				return err // stdout is gone (a closed pipe)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-w.changed:
+		}
+	}
+}
+
+// arm sets one ZooKeeper watch on the queue unless one is outstanding: a
+// children watch, or an exists watch while the queue znode does not exist.
+func (w *watcher) arm(ctx context.Context) {
+	if !w.armed.CompareAndSwap(false, true) {
+		return
+	}
+	conn := w.c.Conn()
+	go func() {
+		defer w.armed.Store(false)
+		_, _, ch, err := conn.ChildrenW(w.path)
+		if errors.Is(err, zk.ErrNoNode) {
+			_, _, ch, err = conn.ExistsW(w.path)
+		}
+		if err != nil {
+			return // the next read reports it; the next round sets the watch again
+		}
+		select {
+		case <-ch:
+			select {
+			case w.changed <- struct{}{}:
+			default:
+			}
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// redraw clears the terminal and draws the table (or the error).
+func (w *watcher) redraw(queue *zklock.Queue, err error) {
+	var b bytes.Buffer
+	b.WriteString("\x1b[H\x1b[2J")
+	now := time.Now()
+	fmt.Fprintf(&b, "zklock watch %s: every %v and on change; %s (Ctrl-C to stop)\n\n", clean(w.resource), w.interval, now.Format("15:04:05"))
+	if err != nil {
+		fmt.Fprintf(&b, "error: %s (retrying)\n", trimPrefix(err))
+	} else {
+		_ = WriteQueue(&b, queue, now)
+	}
+	_, _ = w.e.stdout.Write(b.Bytes())
+}
+
+// printChanges prints one line per change since the last read, then a
+// summary line; nothing when nothing changed.
+func (w *watcher) printChanges(queue *zklock.Queue) error {
+	now := time.Now()
+	first := w.prev == nil
+	cur := make(map[string]zklock.QueueNode, len(queue.Nodes))
+	var b bytes.Buffer
+	for _, n := range queue.Nodes {
+		cur[n.Path] = n
+	}
+	// gone first: a release comes before the acquire it causes
+	if !first {
+		for _, n := range orderedNodes(w.prev) {
+			if _, ok := cur[n.Path]; !ok {
+				ev := "left"
+				if n.Holder {
+					ev = "released"
+				}
+				eventLine(&b, now, ev, n)
+			}
+		}
+	}
+	for _, n := range queue.Nodes {
+		old, seen := w.prev[n.Path]
+		switch {
+		case first && n.Holder:
+			eventLine(&b, now, "holds", n)
+		case !seen && n.Holder:
+			eventLine(&b, now, "acquired", n)
+		case !seen:
+			eventLine(&b, now, "waiting", n)
+		case n.Holder && !old.Holder:
+			eventLine(&b, now, "acquired", n)
+		}
+	}
+	w.prev = cur
+	if b.Len() == 0 && !first {
+		return nil
+	}
+	fmt.Fprintf(&b, "%s  %-8s  %s\n", now.Format("15:04:05.000"), "queue", counts(queue))
+	_, err := w.e.stdout.Write(b.Bytes())
+	return err
+}
+
+func eventLine(w io.Writer, now time.Time, ev string, n zklock.QueueNode) {
+	fmt.Fprintf(w, "%s  %-8s  pos %d  %s  %s  token %d  node %s\n", now.Format("15:04:05.000"), ev, n.Position, n.Mode,
+		ownerText(n.Owner), n.Token, clean(n.Name))
+}
+
+func counts(q *zklock.Queue) string {
+	h, w := len(q.Holders()), len(q.Waiters())
+	if h == 0 && w == 0 {
+		return "empty"
+	}
+	if h == 1 {
+		return fmt.Sprintf("1 holder, %d waiting", w)
+	}
+	return fmt.Sprintf("%d holders, %d waiting", h, w)
+}
+
+// orderedNodes returns the nodes of m in queue order.
+func orderedNodes(m map[string]zklock.QueueNode) []zklock.QueueNode {
+	ns := make([]zklock.QueueNode, 0, len(m))
+	for _, n := range m {
+		ns = append(ns, n)
+	}
+	for i := 1; i < len(ns); i++ {
+		for j := i; j > 0 && ns[j].Position < ns[j-1].Position; j-- {
+			ns[j], ns[j-1] = ns[j-1], ns[j]
+		}
+	}
+	return ns
+}
