@@ -383,6 +383,17 @@ func (c *Client) watchdog() {
 	}
 }
 
+// unreachable reports whether ZooKeeper is out of reach: disconnected, or
+// silent for over half the session timeout (it answers a ping every third),
+// which is how a partition looks before go-zookeeper notices it.
+func (c *Client) unreachable() bool {
+	if _, ready := c.session(); !ready {
+		return true
+	}
+	anchor, timeout := c.live.snapshot()
+	return time.Since(anchor) > timeout/2
+}
+
 // lossDeadline returns when held leases must be given up if nothing more is
 // heard from the server.
 func (c *Client) lossDeadline() time.Time {

@@ -464,3 +464,23 @@ func TestIntegration_ServerRestart(t *testing.T) {
 	}
 	w.Release(ctx)
 }
+
+// An acquire whose context ends while ZooKeeper is cut off says so:
+// ErrUnavailable as well as the context's error.
+func TestIntegration_AcquireDuringPartitionIsUnavailable(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	p, err := zktest.NewProxy(zktest.Shared().Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := newClientAt(t, p.Addr(), root)
+	p.Blackhole(true)
+	defer p.Blackhole(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err = c.Acquire(ctx, "r")
+	if !errors.Is(err, zklock.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrUnavailable and DeadlineExceeded", err)
+	}
+}

@@ -36,6 +36,13 @@ type releaser interface {
 	observe(ctx context.Context, e Event)
 }
 
+// derivedCtx is a context made by Lease.Context: cancel ends it, stop
+// unregisters the clean-up that forgets it when it ends first.
+type derivedCtx struct {
+	cancel context.CancelCauseFunc
+	stop   func() bool
+}
+
 type leaseState struct {
 	owner    releaser
 	id       uint64
@@ -48,7 +55,7 @@ type leaseState struct {
 	cancel   context.CancelCauseFunc
 
 	mu        sync.Mutex
-	derived   map[*int]context.CancelCauseFunc // contexts from Lease.Context
+	derived   map[*int]derivedCtx // contexts from Lease.Context
 	revoke    chan struct{}                    // closed on a revocation request
 	refs      int
 	releasing bool
@@ -95,8 +102,9 @@ func (st *leaseState) end(err error) bool {
 	st.derived = nil
 	st.mu.Unlock()
 	st.cancel(err)
-	for _, cancel := range derived {
-		cancel(err)
+	for _, d := range derived {
+		d.stop() // no clean-up goroutine: the map is gone already
+		d.cancel(err)
 	}
 	return true
 }
@@ -260,15 +268,15 @@ func (l *Lease) Context(parent context.Context) context.Context {
 	// context ends first.
 	key := new(int)
 	if st.derived == nil {
-		st.derived = make(map[*int]context.CancelCauseFunc)
+		st.derived = make(map[*int]derivedCtx)
 	}
-	st.derived[key] = cancel
-	st.mu.Unlock()
-	context.AfterFunc(ctx, func() {
+	stop := context.AfterFunc(ctx, func() {
 		st.mu.Lock()
 		delete(st.derived, key)
 		st.mu.Unlock()
 	})
+	st.derived[key] = derivedCtx{cancel: cancel, stop: stop}
+	st.mu.Unlock()
 	return withLease(ctx, st)
 }
 

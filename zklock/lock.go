@@ -155,7 +155,7 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 		if err := w.wait(wctx); err != nil {
 			// give back what was taken; the lease never existed for the caller
 			st.abandon()
-			if _, ready := c.session(); !ready && isCtxErr(err) && !errors.Is(err, ErrUnavailable) {
+			if isCtxErr(err) && !errors.Is(err, ErrUnavailable) && c.unreachable() {
 				// the wait ended while ZooKeeper was out of reach: say so
 				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 			}
