@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz
+.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz proto
 
 demo: ## run the demo (installs and starts a local ZooKeeper when ZKLOCK_SERVERS is unset)
 	scripts/demo.sh
@@ -33,3 +33,13 @@ bench-quick:
 fuzz: ## a minute of each fuzz target
 	$(GO) test -run XXX -fuzz FuzzEscapeResource -fuzztime 30s ./zklock
 	$(GO) test -run XXX -fuzz FuzzRawPath -fuzztime 30s ./zklock
+
+# Regenerates examples/grpc/bankpb from bank.proto. Needs protoc
+# (apt-get install -y protobuf-compiler) and the plugins:
+#   go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+#   go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+proto:
+	PATH="$$(go env GOPATH)/bin:$$PATH" protoc -I examples/grpc \
+		--go_out=paths=source_relative:examples/grpc \
+		--go-grpc_out=paths=source_relative:examples/grpc \
+		examples/grpc/bankpb/bank.proto

@@ -1,0 +1,311 @@
+package interceptor_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/zklockkit/zklockkit/examples/grpc/bankpb"
+	"github.com/zklockkit/zklockkit/interceptor"
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+func TestIntegration_StatusCodes(t *testing.T) {
+	transfer := bankpb.Bank_Transfer_FullMethodName
+	byAccount := interceptor.Resource("accounts/{transfer.from}")
+
+	t.Run("ResourceExhausted/try", func(t *testing.T) {
+		r := newRig(t, 1, &bank{}, interceptor.WithMethod(transfer, byAccount,
+			interceptor.Try(), interceptor.RetryDelay(250*time.Millisecond)))
+		r.hold(t, "accounts/a")
+		var tr metadata.MD
+		_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"), grpc.Trailer(&tr))
+		st := wantCode(t, err, codes.ResourceExhausted)
+		wantRetryDelay(t, st, 250*time.Millisecond)
+		if _, ok := interceptor.WaitFromTrailer(tr); !ok {
+			t.Errorf("no %s trailer on a busy call: %v", interceptor.WaitTrailerKey, tr)
+		}
+		r.servers[0].log.waitCode(t, transfer, codes.ResourceExhausted)
+	})
+
+	t.Run("ResourceExhausted/max-wait", func(t *testing.T) {
+		r := newRig(t, 1, &bank{}, interceptor.WithMethod(transfer, byAccount,
+			interceptor.MaxWait(300*time.Millisecond)))
+		r.hold(t, "accounts/a")
+		var tr metadata.MD
+		_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"), grpc.Trailer(&tr))
+		st := wantCode(t, err, codes.ResourceExhausted)
+		wantRetryDelay(t, st, interceptor.DefaultRetryDelay)
+		if w, ok := interceptor.WaitFromTrailer(tr); !ok || w < 300*time.Millisecond {
+			t.Errorf("wait trailer = %v, %v; want at least the 300ms wait limit", w, ok)
+		}
+	})
+
+	t.Run("DeadlineExceeded", func(t *testing.T) {
+		// When a client's deadline passes it also cancels the call, and
+		// the cancellation often reaches the server before the server's
+		// copy of the deadline fires. To see the server's answer to the
+		// deadline itself, the call goes through a proxy that is
+		// blackholed once the call waits for the lock. (gRPC's server
+		// also ends such a call from a timer that cancels rather than
+		// expires its context; the interceptor goes by the deadline.)
+		enqueued := make(chan struct{}, 1)
+		obs := zklock.ObserverFunc(func(ctx context.Context, e zklock.Event) {
+			if e.Kind == zklock.EventEnqueued && e.Position > 0 {
+				select {
+				case enqueued <- struct{}{}:
+				default:
+				}
+			}
+		})
+		r := &rig{root: rootFor(t)}
+		r.admin = connect(t, r.root)
+		s := startServer(t, connect(t, r.root, zklock.WithObserver(obs)), &bank{}, interceptor.WithMethod(transfer, byAccount))
+		t.Cleanup(func() { checkNoLockNodes(t, r.admin.Conn(), r.root) })
+		r.hold(t, "accounts/a")
+		proxy, err := zktest.NewProxy(s.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = proxy.Close() })
+		_, client := dial(t, proxy.Addr())
+
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() {
+			_, err := client.Transfer(ctx, transferReq("a", "b"))
+			errc <- err
+		}()
+		select {
+		case <-enqueued:
+		case <-time.After(long):
+			t.Fatal("the call never queued for the lock")
+		}
+		proxy.Blackhole(true)
+		wantCode(t, <-errc, codes.DeadlineExceeded)
+		s.log.waitCode(t, transfer, codes.DeadlineExceeded)
+		proxy.Blackhole(false)
+	})
+
+	t.Run("Canceled", func(t *testing.T) {
+		enqueued := make(chan struct{}, 1)
+		root := ""
+		obs := zklock.ObserverFunc(func(ctx context.Context, e zklock.Event) {
+			if e.Kind == zklock.EventEnqueued && e.Position > 0 {
+				select {
+				case enqueued <- struct{}{}:
+				default:
+				}
+			}
+		})
+		r := &rig{root: rootFor(t)}
+		root = r.root
+		r.admin = connect(t, root)
+		s := startServer(t, connect(t, root, zklock.WithObserver(obs)), &bank{}, interceptor.WithMethod(transfer, byAccount))
+		r.servers = []*server{s}
+		t.Cleanup(func() { checkNoLockNodes(t, r.admin.Conn(), root) })
+		r.hold(t, "accounts/a")
+
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := s.client.Transfer(ctx, transferReq("a", "b"))
+			errc <- err
+		}()
+		select {
+		case <-enqueued:
+		case <-time.After(long):
+			t.Fatal("the call never queued for the lock")
+		}
+		cancel()
+		wantCode(t, <-errc, codes.Canceled)
+		s.log.waitCode(t, transfer, codes.Canceled)
+	})
+
+	t.Run("Unavailable", func(t *testing.T) {
+		root := rootFor(t)
+		proxy := newProxy(t)
+		suspended := make(chan struct{})
+		var once sync.Once
+		obs := zklock.ObserverFunc(func(ctx context.Context, e zklock.Event) {
+			if e.Kind == zklock.EventSuspended {
+				once.Do(func() { close(suspended) })
+			}
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), long)
+		defer cancel()
+		locker, err := zklock.Connect(ctx, []string{proxy.Addr()}, zklock.WithRoot(root), zklock.WithObserver(obs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = locker.Close() })
+		s := startServer(t, locker, &bank{}, interceptor.WithMethod(transfer, byAccount,
+			interceptor.MaxWait(500*time.Millisecond)))
+		proxy.RejectNew(true)
+		proxy.DropAll()
+		select {
+		case <-suspended:
+		case <-time.After(long):
+			t.Fatal("the client never noticed the lost connection")
+		}
+		_, err = s.client.Transfer(callCtx(t), transferReq("a", "b"))
+		wantCode(t, err, codes.Unavailable)
+		s.log.waitCode(t, transfer, codes.Unavailable)
+	})
+
+	t.Run("Aborted", func(t *testing.T) {
+		paths := make(chan string, 1)
+		var cause atomic.Value
+		b := &bank{transfer: func(ctx context.Context, req *bankpb.TransferRequest) (*bankpb.TransferResponse, error) {
+			paths <- zklock.LeaseFromContext(ctx).Path()
+			<-ctx.Done()
+			cause.Store(context.Cause(ctx))
+			return &bankpb.TransferResponse{}, nil // pretend all went well
+		}}
+		r := newRig(t, 1, b, interceptor.WithMethod(transfer, byAccount))
+		errc := make(chan error, 1)
+		go func() {
+			_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"))
+			errc <- err
+		}()
+		path := <-paths
+		if err := r.admin.Conn().Delete(path, -1); err != nil {
+			t.Fatalf("deleting the lease's node: %v", err)
+		}
+		wantCode(t, <-errc, codes.Aborted)
+		if c, _ := cause.Load().(error); !errors.Is(c, zklock.ErrLeaseLost) {
+			t.Errorf("handler context cause = %v; want a lost lease", c)
+		}
+	})
+
+	t.Run("InvalidArgument", func(t *testing.T) {
+		r := newRig(t, 1, &bank{}, interceptor.WithMethod(transfer, byAccount))
+		for _, req := range []*bankpb.TransferRequest{
+			{},                                  // transfer not set
+			{Transfer: &bankpb.Transfer{}},      // from empty
+			transferReq("nul\x00byte", "b"),     // control character
+			transferReq("bell\abell", "b"),      // control character
+			transferReq(string(make10K()), "b"), // too long
+			transferReq("\u0085next-line", "b"), // C1 control character
+		} {
+			_, err := r.client(0).Transfer(callCtx(t), req)
+			wantCode(t, err, codes.InvalidArgument)
+		}
+	})
+
+	t.Run("Internal", func(t *testing.T) {
+		r := newRig(t, 1, &bank{}, interceptor.WithMethod(transfer, interceptor.Resource("accounts/{no_such_field}")))
+		_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"))
+		wantCode(t, err, codes.Internal)
+	})
+}
+
+func make10K() []byte {
+	b := make([]byte, 10<<10)
+	for i := range b {
+		b[i] = 'a' + byte(i%26)
+	}
+	return b
+}
+
+func TestIntegration_HostileValuesStayUnderRoot(t *testing.T) {
+	var got sync.Map // account → lease path
+	b := &bank{transfer: func(ctx context.Context, req *bankpb.TransferRequest) (*bankpb.TransferResponse, error) {
+		got.Store(req.GetTransfer().GetFrom(), zklock.LeaseFromContext(ctx).Path())
+		return &bankpb.TransferResponse{}, nil
+	}}
+	r := newRig(t, 1, b, interceptor.WithMethod(bankpb.Bank_Transfer_FullMethodName,
+		interceptor.Resource("accounts/{transfer.from}/ledger")))
+	before := map[string]bool{}
+	for _, n := range walk(t, r.admin.Conn(), "/") {
+		before[n.path] = true
+	}
+	hostile := []string{"../", "..", ".", "../../zookeeper", "/", "a/../../b", "%2F..%2F", "%", "{x}", " ", "\u00e9\u2603"}
+	for _, v := range hostile {
+		if _, err := r.client(0).Transfer(callCtx(t), transferReq(v, "b")); err != nil {
+			t.Fatalf("Transfer from %q: %v", v, err)
+		}
+	}
+	seen := map[string]string{}
+	for _, v := range hostile {
+		p, ok := got.Load(v)
+		if !ok {
+			t.Fatalf("handler did not run for %q", v)
+		}
+		path := p.(string)
+		queue, name, _ := cutLast(path)
+		qroot, qname, _ := cutLast(queue)
+		if qroot != r.root {
+			t.Errorf("lock node for %q is %s; want a queue directly under %s", v, path, r.root)
+		}
+		res, ok := zklock.UnescapeResource(qname)
+		if !ok || res != "accounts/"+escapeForTest(v)+"/ledger" {
+			t.Errorf("queue of %q is %q (resource %q, %v)", v, qname, res, ok)
+		}
+		if other, dup := seen[queue]; dup {
+			t.Errorf("%q and %q share the queue %s", v, other, queue)
+		}
+		seen[queue] = v
+		_ = name
+	}
+	for _, n := range walk(t, r.admin.Conn(), "/") {
+		if !before[n.path] && !isUnder(n.path, r.root) {
+			t.Errorf("znode %s appeared outside the root %s", n.path, r.root)
+		}
+	}
+}
+
+// escapeForTest is the documented escaping of placeholder values.
+func escapeForTest(v string) string {
+	return strings.NewReplacer("%", "%25", "/", "%2F").Replace(v)
+}
+
+func cutLast(p string) (dir, base string, ok bool) {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[:i], p[i+1:], true
+		}
+	}
+	return "", p, false
+}
+
+func isUnder(p, root string) bool {
+	return p == root || len(p) > len(root) && p[:len(root)+1] == root+"/"
+}
+
+func wantRetryDelay(t *testing.T, st *status.Status, want time.Duration) {
+	t.Helper()
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			if got := ri.GetRetryDelay().AsDuration(); got != want {
+				t.Errorf("RetryInfo delay = %v; want %v", got, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no RetryInfo in %v", st.Details())
+}
+
+func rootFor(t *testing.T) string { return zktest.UniqueRoot(t) }
+
+func newProxy(t *testing.T) *zktest.Proxy {
+	t.Helper()
+	p, err := zktest.NewProxy(zktest.Shared().Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
