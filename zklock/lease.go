@@ -56,7 +56,7 @@ type leaseState struct {
 
 	mu        sync.Mutex
 	derived   map[*int]derivedCtx // contexts from Lease.Context
-	revoke    chan struct{}                    // closed on a revocation request
+	revoke    chan struct{}       // closed on a revocation request
 	refs      int
 	releasing bool
 	ended     bool
