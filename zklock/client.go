@@ -24,7 +24,6 @@ type Client struct {
 	live  *liveness
 	log   *slog.Logger
 	owner []byte // default node data: JSON Owner
-	ids   atomic.Uint64
 
 	bg       context.Context // cancelled by Close; background cleanup uses it
 	bgCancel context.CancelFunc

@@ -40,7 +40,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	old := st.holds[0]
 	st.mu.Unlock()
 
-	rs := newLeaseState(c, c.ids.Add(1), st.resource, Read)
+	rs := newLeaseState(c, nextID(), st.resource, Read)
 	w := &waiter{c: c, st: rs, target: target{resource: old.resource, parent: old.parent},
 		cfg: acquireConfig{mode: Read}, data: c.owner, sid: old.sessionID}
 	if err := w.create(ctx); err != nil {
@@ -72,7 +72,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	w.entry.st = rs
 	w.entry.position.Store(0)
 	c.mu.Unlock()
-	rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry})
+	_ = rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry}) // rs is new: cannot have ended
 	rs.mu.Lock()
 	rs.acquired = time.Now()
 	rs.mu.Unlock()

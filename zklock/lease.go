@@ -70,10 +70,27 @@ func newLeaseState(owner releaser, id uint64, resource string, mode Mode) *lease
 	return st
 }
 
-func (st *leaseState) addHold(h *hold) {
+// addHold adds a held node to the lease. It reports false, adding nothing,
+// when the lease has already ended (a multi-resource lease lost a part
+// while waiting for the next one); the caller must then let go of the node.
+func (st *leaseState) addHold(h *hold) bool {
 	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ended {
+		return false
+	}
 	st.holds = append(st.holds, h)
-	st.mu.Unlock()
+	return true
+}
+
+// lostErr returns the error a lease ended with (nil while it lives).
+func (st *leaseState) lostErr() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.ended {
+		return nil
+	}
+	return st.err
 }
 
 // Token is the fencing token: the czxid of the lease's node, which grows

@@ -141,7 +141,7 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	if len(data) > MaxValueLen {
 		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrValueTooLarge, len(data), MaxValueLen)
 	}
-	st := newLeaseState(c, c.ids.Add(1), name, cfg.mode)
+	st := newLeaseState(c, nextID(), name, cfg.mode)
 	start := time.Now()
 	c.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: name, Mode: cfg.mode, Time: start})
 	wctx := ctx
@@ -579,10 +579,26 @@ func (w *waiter) hold(ctx context.Context) error {
 		return errRestart
 	default:
 	}
+	c.mu.Unlock()
+	h := &hold{resource: w.target.resource, parent: w.target.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry}
+	if !w.st.addHold(h) {
+		// Another part of this multi-resource lease was lost while we
+		// waited: the lease is over, give this node back.
+		return w.fail(fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", w.st.lostErr()))
+	}
+	c.mu.Lock()
 	w.entry.st = w.st
 	w.entry.position.Store(0)
+	var gone bool
+	select {
+	case <-w.entry.gone:
+		gone = true // deleted between the two steps above
+	default:
+	}
 	c.mu.Unlock()
-	w.st.addHold(&hold{resource: w.target.resource, parent: w.target.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry})
+	if gone {
+		w.st.lose(LossNodeDeleted)
+	}
 	return nil
 }
 

@@ -416,8 +416,36 @@ func TestIntegration_AcquireAll(t *testing.T) {
 		t.Fatalf("try all = %v", err)
 	}
 	eventually(t, "A released", func() bool { return len(lockNodes(t, c1.Conn(), root)) == 1 })
+	// A part lost while waiting for the next one: the acquire fails and
+	// leaves nothing behind (no node of the later part blocks others).
+	bHolder := b // still holds B
+	failed := make(chan error, 1)
+	go func() {
+		_, err := c1.AcquireAll(ctx, []string{"A", "B"})
+		failed <- err
+	}()
+	eventually(t, "A held and B queued", func() bool { return len(c1.Locks()) == 2 })
+	var aPath string
+	for _, l := range c1.Locks() {
+		if l.Held {
+			aPath = l.Path
+		}
+	}
+	if err := c2.Conn().Delete(aPath, -1); err != nil {
+		t.Fatal(err)
+	}
+	bHolder.Release(ctx)
+	if err := <-failed; !errors.Is(err, zklock.ErrLeaseLost) {
+		t.Fatalf("AcquireAll after losing a part = %v, want ErrLeaseLost", err)
+	}
+	eventually(t, "nothing left", func() bool { return len(lockNodes(t, c1.Conn(), root)) == 0 })
+	if l, err := c2.TryAcquire(ctx, "B"); err != nil {
+		t.Fatalf("B blocked after the failed AcquireAll: %v", err)
+	} else {
+		l.Release(ctx)
+	}
+
 	// Losing one part loses the whole lease.
-	b.Release(ctx)
 	l, err := c1.AcquireAll(ctx, []string{"A", "B"})
 	if err != nil {
 		t.Fatal(err)
@@ -498,7 +526,10 @@ func TestIntegration_ObserverEvents(t *testing.T) {
 	a.Release(ctx)
 	l := <-got
 	l.Release(ctx)
-	ks := rec.kinds(1)
+	rec.mu.Lock()
+	id := rec.events[0].ID // IDs are unique in the process, not per client
+	rec.mu.Unlock()
+	ks := rec.kinds(id)
 	want := []zklock.EventKind{zklock.EventStarted, zklock.EventEnqueued, zklock.EventPosition, zklock.EventAcquired, zklock.EventReleased}
 	if len(ks) != len(want) {
 		t.Fatalf("events %v, want %v", ks, want)

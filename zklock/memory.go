@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -17,7 +16,6 @@ import (
 // code that takes a Locker; it locks nothing across processes.
 type MemoryLocker struct {
 	observers []Observer
-	ids       atomic.Uint64
 
 	mu     sync.Mutex
 	seq    int64
@@ -83,7 +81,7 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 		return l, err
 	}
 	name := strings.Join(resources, ",")
-	st := newLeaseState(m, m.ids.Add(1), name, cfg.mode)
+	st := newLeaseState(m, nextID(), name, cfg.mode)
 	start := time.Now()
 	m.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: name, Mode: cfg.mode, Time: start})
 	wctx := ctx
@@ -147,9 +145,13 @@ func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg
 			continue // re-read: the queue may have changed meanwhile
 		}
 		if held {
+			if !st.addHold(&hold{resource: key, parent: key, path: path, token: n.seq}) {
+				m.removeLocked(key, n)
+				m.mu.Unlock()
+				return fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", st.lostErr())
+			}
 			n.st = st
 			m.mu.Unlock()
-			st.addHold(&hold{resource: key, parent: key, path: path, token: n.seq})
 			return nil
 		}
 		if cfg.try {

@@ -2,6 +2,7 @@ package zklock
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -57,8 +58,10 @@ func (k EventKind) String() string {
 }
 
 // Event describes one step of a lock's life. ID is the same for every event
-// of one acquire and of the lease it produced, so an observer can pair them.
-// Session events (EventSuspended, EventResumed) have ID 0.
+// of one acquire and of the lease it produced, so an observer can pair them;
+// IDs are unique in the process, across Clients and MemoryLockers. Session
+// events (EventSuspended, EventResumed) have ID 0. A lease made by
+// Lease.Downgrade reports EventAcquired (Wait 0) with no EventStarted.
 type Event struct {
 	Kind      EventKind
 	ID        uint64
@@ -78,7 +81,14 @@ type Event struct {
 // acquiring or releasing goroutine for acquire and release events (with that
 // call's context, so a tracer can parent spans), and on a separate goroutine
 // with a background context for losses and session events. It must not
-// block for long.
+// block for long, and must be safe for concurrent use.
+//
+// Ordering: events of one acquire arrive in order up to EventAcquired or
+// EventFailed. EventLost is delivered asynchronously (it may come from
+// ZooKeeper's receive loop, which must not wait on an observer), so it can
+// arrive before EventAcquired when a lease is lost at once, or after
+// EventFailed for a multi-resource acquire that lost a part; likewise
+// EventSuspended and EventResumed may arrive out of order.
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
@@ -90,6 +100,11 @@ type ObserverFunc func(ctx context.Context, e Event)
 func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
 
 var _ Observer = ObserverFunc(nil)
+
+var eventIDs atomic.Uint64
+
+// nextID returns a process-wide unique acquire ID.
+func nextID() uint64 { return eventIDs.Add(1) }
 
 func (c *Client) observe(ctx context.Context, e Event) {
 	if len(c.cfg.observers) == 0 {
