@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+// The demo runs against a real ZooKeeper and prints the queue: positions
+// 0..3, a hand-off to each waiter, one busy try, and the metrics.
+func TestDemo(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		var out bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		dsn := "zk://" + zktest.Shared().Addr() + zktest.UniqueRoot(t)
+		err := run(ctx, &out, dsn, "accounts/42", 4, 10*time.Millisecond, asJSON)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		var want []string
+		if asJSON {
+			want = []string{`"Name": "zklock.acquire"`, `"Name": "zklock.hold"`, `"Name": "transfer-batch"`,
+				`"Key": "zklock.queue.position"`, `"Value": "busy"`}
+		} else {
+			want = []string{"transfer-batch", "└─ try-once",
+				"queue.position=0 outcome=acquired", "queue.position=1 outcome=acquired",
+				"queue.position=2 outcome=acquired", "queue.position=3 outcome=acquired",
+				"queue.position=4 outcome=busy", "ERROR: ",
+				"zklock.acquire.duration{lock.kind=exclusive,outcome=acquired,resource.class=accounts/{id}} count=4",
+				"zklock.hold.active{lock.kind=exclusive,resource.class=accounts/{id}} 0"}
+			if n := strings.Count(got, "· zklock.position queue.position=0"); n != 3 {
+				t.Errorf("%d hand-off events, want 3", n)
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("output lacks %q:\n%s", w, got)
+			}
+		}
+	}
+}

@@ -1,0 +1,100 @@
+// Package tracing turns zklock's lock events into OpenTelemetry spans and
+// metrics, so that a trace of a slow request shows that it waited 840 ms
+// for "accounts/42" behind three others, and dashboards show wait and hold
+// times per kind of resource.
+//
+// # Quick start
+//
+// Pass an [Observer] to the [zklock.Client] once, at connect:
+//
+//	c, err := zklock.Connect(ctx, servers, zklock.WithObserver(tracing.NewObserver()))
+//
+// That one line turns tracing on everywhere: the Echo middleware, the gRPC
+// interceptors and generated code all acquire through the Client with the
+// request's context, so their lock spans are children of the request spans
+// (which otelecho and otelgrpc create; this package adds lock spans only).
+//
+// The Observer uses the global TracerProvider and MeterProvider unless
+// [WithTracerProvider] and [WithMeterProvider] say otherwise. There is no
+// WithPropagators: lock events never cross a process boundary. The
+// instrumentation scope is [ScopeName], at version [Version]. Give each
+// Client its own Observer: event IDs are unique per Client only.
+//
+// # Spans
+//
+// Each acquire attempt is one span named "zklock.acquire" ([SpanAcquire]), of
+// kind internal, a child of the span in the acquire's context. It starts
+// when the acquire starts and ends when the lock is held or the acquire
+// fails; a failure sets the status to error and records the error. It has a
+// span event "zklock.enqueued" when the lock node is created, carrying the
+// queue position, and an event "zklock.position" whenever the acquire
+// learns that its position changed; the hand-off to this waiter is the
+// event with position 0. Because each waiter watches only the node just
+// ahead of it (no herd effect), a waiter learns of its position only when
+// that node goes: the waiter third in line typically shows positions 2 and
+// then 0, not 1.
+//
+// A successful acquire is followed by one span named "zklock.hold"
+// ([SpanHold]) from acquired to released or lost, with the same parent and a
+// link to the acquire span. A lost lease ends it with an error status, the
+// error, and the reason.
+// The read lease made by [zklock.Lease.Downgrade] has a hold span of its
+// own, without an acquire span: it never waits.
+//
+// While the connection to ZooKeeper is down, open spans get the events
+// "zklock.suspended" and "zklock.resumed".
+//
+// A re-entrant acquire (under a context that carries a lease of the same
+// resource, see [zklock.Lease.Context]) makes no span: it neither waits nor
+// touches ZooKeeper.
+//
+// # Attributes
+//
+// All names are in the zklock namespace and follow the OpenTelemetry
+// attribute naming rules; the keys are exported ([ResourceNameKey] and the
+// rest) for use in queries and tests.
+//
+//	Attribute              Type    Where                       Value
+//	zklock.resource.name   string  both spans, multi events    the resource as given; AcquireAll: names joined by ","
+//	zklock.resource.class  string  both spans, all metrics     WithResourceClass (default DefaultResourceClass)
+//	zklock.lock.kind       string  both spans, all metrics     exclusive, read, write, semaphore, multi, election
+//	zklock.queue.position  int     acquire span, its events    nodes ahead in the queue: on the span, at enqueue
+//	zklock.wait.duration   double  acquire span                seconds from the start of the acquire to its end
+//	zklock.outcome         string  acquire span, wait metric   acquired, timeout, cancelled, busy, error
+//	zklock.fencing_token   int     both spans                  the lease's fencing token (czxid of its node)
+//	zklock.znode.path      string  both spans                  the lock node's path (also on a position event
+//	                                                           when the acquire had to enqueue again)
+//	zklock.session.id      string  both spans, session events  the ZooKeeper session id in hex ("0x100a2b3c4d0000")
+//	zklock.lost.reason     string  hold span, lost metric      session_expired, session_unverified, node_deleted,
+//	                                                           client_closed, partner_lost
+//
+// The outcome of a failed acquire is busy for [zklock.ErrLocked] (a try
+// that found the lock taken), timeout for [zklock.ErrWaitTimeout] and
+// [context.DeadlineExceeded], cancelled for [context.Canceled], and error
+// for anything else. The kind is multi when the resource name contains a comma
+// (that is how AcquireAll reports its resources), otherwise the mode:
+// election for [zklock.Client.Campaign], whose acquire span is the wait to
+// lead and whose hold span is the leadership.
+//
+// # Metrics
+//
+//	Metric                   Instrument            Unit       Attributes
+//	zklock.acquire.duration  Float64Histogram      s          class, kind, outcome
+//	zklock.hold.duration     Float64Histogram      s          class, kind
+//	zklock.acquire.active    Int64UpDownCounter    {acquire}  class, kind
+//	zklock.hold.active       Int64UpDownCounter    {lease}    class, kind
+//	zklock.hold.lost         Int64Counter          {lease}    class, kind, reason
+//
+// The histograms' bucket boundaries suit 1 ms to 60 s: 1, 2.5, 5, 10, 25,
+// 50, 100, 250, 500 ms, 1, 2.5, 5, 10, 30, 60 s. An SDK View can change
+// them.
+//
+// # Cardinality
+//
+// Metrics are labelled with the resource class, never the resource name,
+// so that "accounts/42" and "accounts/43" are one time series. By default
+// ([DefaultResourceClass]) identifier-like path segments are collapsed into
+// "{id}": "accounts/42" becomes "accounts/{id}". [WithResourceClass] replaces
+// that function, for instance with one that keeps only the first segment.
+// Spans always carry the full name as well.
+package tracing

@@ -1,0 +1,211 @@
+package tracing_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+
+	"github.com/zklockkit/zklockkit/tracing"
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// Each way an acquire can fail gives an acquire span with an error status,
+// the error recorded, the right outcome, no hold span, and a wait
+// measurement under that outcome.
+func TestIntegration_FailureOutcomes(t *testing.T) {
+	tel := newTelemetry(t)
+	obs := tel.observer()
+	root := zktest.UniqueRoot(t)
+	c := connect(t, root, zklock.WithObserver(obs))
+	const resource = "jobs/7"
+	ctx := context.Background()
+
+	holder, err := c.Acquire(ctx, resource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		acquire func(ctx context.Context) error
+		want    string
+		is      error
+	}{
+		{"try", func(ctx context.Context) error {
+			_, err := c.TryAcquire(ctx, resource)
+			return err
+		}, tracing.OutcomeBusy, zklock.ErrLocked},
+		{"max-wait", func(ctx context.Context) error {
+			_, err := c.Acquire(ctx, resource, zklock.MaxWait(200*time.Millisecond))
+			return err
+		}, tracing.OutcomeTimeout, zklock.ErrWaitTimeout},
+		{"deadline", func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			_, err := c.Acquire(ctx, resource)
+			return err
+		}, tracing.OutcomeTimeout, context.DeadlineExceeded},
+		{"cancel", func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			_, err := c.Acquire(ctx, resource)
+			return err
+		}, tracing.OutcomeCancelled, context.Canceled},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tel.spans.Reset()
+			pctx, parent := tel.tracer().Start(ctx, "request")
+			err := tc.acquire(pctx)
+			parent.End()
+			if !errors.Is(err, tc.is) {
+				t.Fatalf("acquire: %v, want %v", err, tc.is)
+			}
+			spans := tel.ended(tracing.SpanAcquire)
+			if len(spans) != 1 {
+				t.Fatalf("%d acquire spans, want 1", len(spans))
+			}
+			s := spans[0]
+			if s.Parent().SpanID() != parent.SpanContext().SpanID() {
+				t.Error("the acquire span is not a child of the caller's span")
+			}
+			wantAttr(t, s, tracing.OutcomeKey, attribute.StringValue(tc.want))
+			if s.Status().Code != codes.Error || s.Status().Description != err.Error() {
+				t.Errorf("status %+v, want error %q", s.Status(), err)
+			}
+			if names := eventNames(s); len(names) == 0 || names[len(names)-1] != "exception" {
+				t.Errorf("events %v, want the error recorded last", names)
+			}
+			if w, ok := attr(s, tracing.WaitDurationKey); !ok || w.AsFloat64() <= 0 {
+				t.Errorf("wait duration %v", w.String())
+			}
+			if n := len(tel.ended(tracing.SpanHold)); n != 0 {
+				t.Errorf("%d hold spans for a failed acquire", n)
+			}
+		})
+	}
+
+	// A closed Client fails every acquire: outcome error. It has its own
+	// Observer (event IDs are per Client) on the same providers.
+	obs2 := tel.observer()
+	c2 := connect(t, root, zklock.WithObserver(obs2))
+	if err := c2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tel.spans.Reset()
+	if _, err := c2.Acquire(ctx, resource); !errors.Is(err, zklock.ErrClosed) {
+		t.Fatalf("acquire on a closed client: %v", err)
+	}
+	spans := tel.ended(tracing.SpanAcquire)
+	if len(spans) != 1 {
+		t.Fatalf("%d acquire spans, want 1", len(spans))
+	}
+	wantAttr(t, spans[0], tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeError))
+	if spans[0].Status().Code != codes.Error {
+		t.Errorf("status %+v", spans[0].Status())
+	}
+
+	if err := holder.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms := tel.metrics(t)
+	class := []attribute.KeyValue{tracing.ResourceClassKey.String("jobs/{id}"), tracing.LockKindKey.String(tracing.KindExclusive)}
+	for out, want := range map[string]uint64{
+		tracing.OutcomeAcquired:  1,
+		tracing.OutcomeBusy:      1,
+		tracing.OutcomeTimeout:   2,
+		tracing.OutcomeCancelled: 1,
+		tracing.OutcomeError:     1,
+	} {
+		dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(out))...)
+		if dp.Count != want {
+			t.Errorf("%s{outcome=%s} count %d, want %d", tracing.MetricAcquireDuration, out, dp.Count, want)
+		}
+	}
+	if v := sum(t, ms, tracing.MetricAcquireActive, class...); v != 0 {
+		t.Errorf("%s = %d after every acquire ended", tracing.MetricAcquireActive, v)
+	}
+	if v := sum(t, ms, tracing.MetricHoldActive, class...); v != 0 {
+		t.Errorf("%s = %d after the release", tracing.MetricHoldActive, v)
+	}
+	if k := obs.InFlight() + obs2.InFlight(); k != 0 {
+		t.Errorf("observers still track %d locks", k)
+	}
+}
+
+// A lease lost because someone deleted its node, and one lost because its
+// Client closed, end their hold spans with an error and the reason, and
+// count as lost.
+func TestIntegration_Lost(t *testing.T) {
+	tel := newTelemetry(t)
+	root := zktest.UniqueRoot(t)
+	ctx := context.Background()
+	other := connect(t, root)
+
+	for _, tc := range []struct {
+		reason zklock.LossReason
+		lose   func(c *zklock.Client, l *zklock.Lease)
+	}{
+		{zklock.LossNodeDeleted, func(c *zklock.Client, l *zklock.Lease) {
+			if err := other.Conn().Delete(l.Path(), -1); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{zklock.LossClientClosed, func(c *zklock.Client, l *zklock.Lease) { _ = c.Close() }},
+	} {
+		t.Run(tc.reason.String(), func(t *testing.T) {
+			tel.spans.Reset()
+			obs := tel.observer()
+			c := connect(t, root, zklock.WithObserver(obs))
+			l, err := c.Acquire(ctx, "accounts/7")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.lose(c, l)
+			select {
+			case <-l.Done():
+			case <-time.After(patience):
+				t.Fatal("the lease was not lost")
+			}
+			if !errors.Is(l.Err(), zklock.ErrLeaseLost) {
+				t.Fatalf("lease error %v", l.Err())
+			}
+			// The loss is reported on another goroutine.
+			h := tel.waitEnded(t, tracing.SpanHold, 1)[0]
+			wantAttr(t, h, tracing.LostReasonKey, attribute.StringValue(tc.reason.String()))
+			if h.Status().Code != codes.Error || h.Status().Description != l.Err().Error() {
+				t.Errorf("hold status %+v, want error %q", h.Status(), l.Err())
+			}
+			if names := eventNames(h); len(names) != 1 || names[0] != "exception" {
+				t.Errorf("hold events %v, want the error recorded", names)
+			}
+			if err := l.Release(ctx); !errors.Is(err, zklock.ErrLeaseLost) {
+				t.Errorf("release after loss: %v", err)
+			}
+			if n := len(tel.ended(tracing.SpanHold)); n != 1 {
+				t.Errorf("%d hold spans, want 1", n)
+			}
+			if k := obs.InFlight(); k != 0 {
+				t.Errorf("observer still tracks %d locks", k)
+			}
+		})
+	}
+
+	ms := tel.metrics(t)
+	class := []attribute.KeyValue{tracing.ResourceClassKey.String("accounts/{id}"), tracing.LockKindKey.String(tracing.KindExclusive)}
+	for _, r := range []zklock.LossReason{zklock.LossNodeDeleted, zklock.LossClientClosed} {
+		if v := sum(t, ms, tracing.MetricHoldLost, append(class, tracing.LostReasonKey.String(r.String()))...); v != 1 {
+			t.Errorf("%s{reason=%s} = %d, want 1", tracing.MetricHoldLost, r, v)
+		}
+	}
+	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 2 {
+		t.Errorf("%s count %d, want 2", tracing.MetricHoldDuration, dp.Count)
+	}
+	if v := sum(t, ms, tracing.MetricHoldActive, class...); v != 0 {
+		t.Errorf("%s = %d after both losses", tracing.MetricHoldActive, v)
+	}
+}

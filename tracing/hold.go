@@ -1,0 +1,108 @@
+package tracing
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// startHold opens the hold span of a lease.
+func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, opts ...trace.SpanStartOption) trace.Span {
+	attrs := make([]attribute.KeyValue, 0, 6+len(o.spanAttrs))
+	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
+		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(sessionHex(e.SessionID)))
+	attrs = append(attrs, o.spanAttrs...)
+	_, span := o.tracer.Start(ctx, SpanHold, append(opts, trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))...)
+	return span
+}
+
+// acquiredAlone opens the hold span of a lease that had no acquire. Its
+// loss may have been reported already.
+func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
+	class, kind := o.class(e.Resource), lockKind(e)
+	st := &lockState{class: class, kind: kind, attrs: o.measure(class, kind, attribute.KeyValue{}),
+		path: e.Path, session: e.SessionID}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	o.mu.Lock()
+	lost, orphan := o.orphans[e.ID]
+	if orphan {
+		delete(o.orphans, e.ID)
+	} else {
+		o.locks[e.ID] = st
+	}
+	o.mu.Unlock()
+	st.hold = o.startHold(ctx, e, st)
+	if orphan {
+		if lost.Time.Before(e.Time) {
+			lost.Time = e.Time
+		}
+		o.endLost(ctx, e.ID, st, lost, false)
+		return
+	}
+	o.ins.held.Add(ctx, 1, st.attrs)
+}
+
+// released ends the hold span.
+func (o *Observer) released(ctx context.Context, e zklock.Event) {
+	st := o.get(e.ID)
+	if st == nil {
+		return
+	}
+	defer st.mu.Unlock()
+	if st.hold == nil {
+		return
+	}
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.attrs)
+	o.ins.held.Add(ctx, -1, st.attrs)
+	o.finish(e.ID, st)
+	st.hold.End(trace.WithTimestamp(e.Time))
+}
+
+// lostLease ends the hold span with an error status and the reason. A loss
+// can be reported before the acquire's own end (it comes from another
+// goroutine); it is then kept until the acquire ends.
+func (o *Observer) lostLease(ctx context.Context, e zklock.Event) {
+	o.mu.Lock()
+	st := o.locks[e.ID]
+	if st == nil {
+		o.keepOrphan(e)
+		o.mu.Unlock()
+		return
+	}
+	o.mu.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return
+	}
+	if st.hold == nil {
+		st.lost = &e
+		return
+	}
+	o.endLost(ctx, e.ID, st, e, true)
+}
+
+// endLost ends the hold span of a lost lease. st.mu is held.
+func (o *Observer) endLost(ctx context.Context, id uint64, st *lockState, e zklock.Event, counted bool) {
+	reason := lostReason(e.Err)
+	st.hold.SetAttributes(LostReasonKey.String(reason))
+	if e.Err != nil {
+		st.hold.RecordError(e.Err, trace.WithTimestamp(e.Time))
+		st.hold.SetStatus(codes.Error, e.Err.Error())
+	} else {
+		st.hold.SetStatus(codes.Error, "lease lost: "+reason)
+	}
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.attrs)
+	if counted {
+		o.ins.held.Add(ctx, -1, st.attrs)
+	}
+	o.ins.lost.Add(ctx, 1, o.measure(st.class, st.kind, LostReasonKey.String(reason)))
+	o.finish(id, st)
+	st.hold.End(trace.WithTimestamp(e.Time))
+}

@@ -1,0 +1,11 @@
+package tracing_test
+
+import (
+	"testing"
+
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// Every test and example in this package talks to one real ZooKeeper
+// server, started here; tests isolate themselves by root path.
+func TestMain(m *testing.M) { zktest.Main(m) }

@@ -1,0 +1,199 @@
+package tracing
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// Observer turns zklock events into OpenTelemetry spans and metrics. Pass
+// it to the Client once, at connect:
+//
+//	c, err := zklock.Connect(ctx, servers, zklock.WithObserver(tracing.NewObserver()))
+//
+// Every acquire through that Client, whoever makes it (the Echo middleware,
+// the gRPC interceptors, generated code), is then traced as a child of the
+// span in the acquire's context.
+//
+// An Observer keeps a little state per acquire and lease in progress and
+// drops it when the acquire fails or the lease ends. Event IDs are unique
+// per Client only: give each Client its own Observer. It is safe for
+// concurrent use.
+type Observer struct {
+	tracer      trace.Tracer
+	class       func(string) string
+	spanAttrs   []attribute.KeyValue
+	metricAttrs []attribute.KeyValue
+	ins         instruments
+	sets        sync.Map     // setKey → metric.MeasurementOption
+	cached      atomic.Int64 // entries stored in sets
+
+	mu      sync.Mutex
+	locks   map[uint64]*lockState   // by Event.ID, from EventStarted to the end
+	orphans map[uint64]zklock.Event // losses of leases not (yet) known
+}
+
+// Losses of leases the Observer does not know are kept for a while: a
+// lease that comes without an acquire (Lease.Downgrade) can be lost before
+// its Acquired event arrives. Most such losses belong to acquires that have
+// already failed (a part of an AcquireAll lost, then the acquire cancelled)
+// and are dropped after orphanTTL.
+const (
+	maxOrphans = 256
+	orphanTTL  = 10 * time.Second
+)
+
+// keepOrphan keeps the loss e of an unknown lease. o.mu is held.
+func (o *Observer) keepOrphan(e zklock.Event) {
+	now := time.Now()
+	for id, l := range o.orphans {
+		if now.Sub(l.Time) > orphanTTL {
+			delete(o.orphans, id)
+		}
+	}
+	if len(o.orphans) < maxOrphans {
+		o.orphans[e.ID] = e
+	}
+}
+
+var _ zklock.Observer = (*Observer)(nil)
+
+// lockState is one acquire and, once acquired, its lease.
+type lockState struct {
+	mu       sync.Mutex
+	class    string
+	kind     string
+	attrs    metric.MeasurementOption // class, kind and the user's metric attributes
+	acquire  trace.Span
+	hold     trace.Span    // set once acquired
+	lost     *zklock.Event // a loss reported before the acquire ended
+	path     string        // the lock node
+	session  int64
+	enqueued bool
+	position int  // at enqueue
+	done     bool // the state is finished and removed
+}
+
+// NewObserver returns an Observer configured by opts.
+func NewObserver(opts ...Option) *Observer {
+	cfg := newConfig(opts)
+	return &Observer{
+		tracer: cfg.tracerProvider.Tracer(ScopeName,
+			trace.WithInstrumentationVersion(Version())),
+		class:       cfg.class,
+		spanAttrs:   cfg.spanAttrs,
+		metricAttrs: cfg.metricAttrs,
+		ins: newInstruments(cfg.meterProvider.Meter(ScopeName,
+			metric.WithInstrumentationVersion(Version()))),
+		locks:   make(map[uint64]*lockState),
+		orphans: make(map[uint64]zklock.Event),
+	}
+}
+
+// Observe implements zklock.Observer.
+func (o *Observer) Observe(ctx context.Context, e zklock.Event) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	switch e.Kind {
+	case zklock.EventStarted:
+		o.started(ctx, e)
+	case zklock.EventEnqueued, zklock.EventPosition:
+		o.position(e)
+	case zklock.EventAcquired:
+		o.acquired(ctx, e)
+	case zklock.EventFailed:
+		o.failed(ctx, e)
+	case zklock.EventReleased:
+		o.released(ctx, e)
+	case zklock.EventLost:
+		o.lostLease(ctx, e)
+	case zklock.EventSuspended, zklock.EventResumed:
+		o.session(e)
+	}
+}
+
+// get returns the state of an acquire or lease in progress, locked, or nil.
+func (o *Observer) get(id uint64) *lockState {
+	o.mu.Lock()
+	st := o.locks[id]
+	o.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	if st.done {
+		st.mu.Unlock()
+		return nil
+	}
+	return st
+}
+
+// finish marks st done and forgets it. st.mu is held. Callers record
+// their metrics and finish before they end the last span, so that whoever
+// sees the span ended sees the bookkeeping done.
+func (o *Observer) finish(id uint64, st *lockState) {
+	st.done = true
+	o.mu.Lock()
+	if o.locks[id] == st {
+		delete(o.locks, id)
+	}
+	o.mu.Unlock()
+}
+
+// errIDReused is reported through otel.Handle when an Observer sees an
+// event ID that is already in progress: it is shared by several Clients.
+type errIDReused uint64
+
+func (e errIDReused) Error() string {
+	return fmt.Sprintf("tracing: lock event ID %d is already in progress: an Observer must not be shared by several zklock Clients", uint64(e))
+}
+
+func (o *Observer) track(id uint64, st *lockState) {
+	o.mu.Lock()
+	old := o.locks[id]
+	o.locks[id] = st
+	o.mu.Unlock()
+	if old != nil {
+		otel.Handle(errIDReused(id))
+	}
+}
+
+// maxCachedSets bounds the cache of metric attribute sets, in case a
+// resource class function returns unboundedly many values.
+const maxCachedSets = 4096
+
+type setKey struct{ class, kind, key, value string }
+
+// measure returns the measurement attributes for an acquire of class and
+// kind, the user's metric attributes, and extra if it is not empty. The
+// sets are cached: building one sorts and allocates.
+func (o *Observer) measure(class, kind string, extra attribute.KeyValue) metric.MeasurementOption {
+	k := setKey{class, kind, string(extra.Key), extra.Value.AsString()}
+	if opt, ok := o.sets.Load(k); ok {
+		return opt.(metric.MeasurementOption)
+	}
+	kv := make([]attribute.KeyValue, 0, 3+len(o.metricAttrs))
+	kv = append(kv, ResourceClassKey.String(class), LockKindKey.String(kind))
+	if extra.Key != "" {
+		kv = append(kv, extra)
+	}
+	kv = append(kv, o.metricAttrs...)
+	opt := metric.WithAttributeSet(attribute.NewSet(kv...))
+	if o.cached.Add(1) <= maxCachedSets {
+		o.sets.Store(k, opt)
+	}
+	return opt
+}
+
+func sessionHex(id int64) string { return "0x" + strconv.FormatUint(uint64(id), 16) }

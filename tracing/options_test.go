@@ -1,0 +1,115 @@
+package tracing_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/zklockkit/zklockkit/tracing"
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// WithResourceClass replaces the class on spans and metrics (spans keep the
+// full name); WithSpanAttributes and WithMetricAttributes add attributes;
+// nil options are ignored.
+func TestIntegration_Options(t *testing.T) {
+	tel := newTelemetry(t)
+	tenant := func(r string) string { return strings.SplitN(r, "/", 2)[0] }
+	obs := tel.observer(nil, tracing.WithResourceClass(nil), tracing.WithResourceClass(tenant),
+		tracing.WithTracerProvider(nil), tracing.WithMeterProvider(nil),
+		tracing.WithSpanAttributes(attribute.String("app.component", "billing")),
+		tracing.WithMetricAttributes(attribute.String("app.region", "eu")))
+	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs))
+	ctx := context.Background()
+	l, err := c.Acquire(ctx, "acme/invoices/2041")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{tracing.SpanAcquire, tracing.SpanHold} {
+		s := tel.waitEnded(t, name, 1)[0]
+		wantAttr(t, s, tracing.ResourceClassKey, attribute.StringValue("acme"))
+		wantAttr(t, s, tracing.ResourceNameKey, attribute.StringValue("acme/invoices/2041"))
+		wantAttr(t, s, "app.component", attribute.StringValue("billing"))
+		if _, ok := attr(s, "app.region"); ok {
+			t.Errorf("%s span has the metric-only attribute", name)
+		}
+	}
+	ms := tel.metrics(t)
+	class := []attribute.KeyValue{tracing.ResourceClassKey.String("acme"), tracing.LockKindKey.String(tracing.KindExclusive),
+		attribute.String("app.region", "eu")}
+	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeAcquired))...); dp.Count != 1 {
+		t.Errorf("%s with the custom class and attributes: count %d, want 1", tracing.MetricAcquireDuration, dp.Count)
+	}
+	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 1 {
+		t.Errorf("%s with the custom class and attributes: count %d, want 1", tracing.MetricHoldDuration, dp.Count)
+	}
+}
+
+// Without provider options the Observer uses the global providers. (The
+// globals cannot be fully restored afterwards: once set, the default global
+// delegates for good. No other test depends on them.)
+func TestIntegration_GlobalProviders(t *testing.T) {
+	tel := newTelemetry(t)
+	tp, mp := otel.GetTracerProvider(), otel.GetMeterProvider()
+	otel.SetTracerProvider(tel.tp)
+	otel.SetMeterProvider(tel.mp)
+	t.Cleanup(func() {
+		otel.SetTracerProvider(tp)
+		otel.SetMeterProvider(mp)
+	})
+	obs := tracing.NewObserver()
+	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs))
+	ctx := context.Background()
+	l, err := c.Acquire(ctx, "global/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := tel.waitEnded(t, tracing.SpanAcquire, 1)[0]
+	if sc := a.InstrumentationScope(); sc.Name != tracing.ScopeName || sc.Version != tracing.Version() {
+		t.Errorf("scope %+v, want %s %s", sc, tracing.ScopeName, tracing.Version())
+	}
+	tel.waitEnded(t, tracing.SpanHold, 1)
+	if _, ok := tel.metrics(t)[tracing.MetricAcquireDuration]; !ok {
+		t.Errorf("no %s from the global meter provider", tracing.MetricAcquireDuration)
+	}
+}
+
+// The Observer works with no-op providers (what the globals are when
+// OpenTelemetry is not configured): no spans, no state left behind.
+func TestIntegration_NoopProviders(t *testing.T) {
+	obs := tracing.NewObserver(tracing.WithTracerProvider(tracenoop.NewTracerProvider()),
+		tracing.WithMeterProvider(metricnoop.NewMeterProvider()))
+	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs))
+	ctx := context.Background()
+	l, err := c.Acquire(ctx, "noop/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if k := obs.InFlight(); k != 0 {
+		t.Errorf("observer still tracks %d locks", k)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	if v := tracing.Version(); v == "" {
+		t.Error("empty version")
+	}
+	if tracing.ScopeName != "github.com/zklockkit/zklockkit/tracing" {
+		t.Errorf("ScopeName %q is not the import path", tracing.ScopeName)
+	}
+}

@@ -1,0 +1,37 @@
+package tracing
+
+import (
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// session adds a suspended or resumed event to the open spans of the
+// session.
+func (o *Observer) session(e zklock.Event) {
+	name := EventSuspended
+	if e.Kind == zklock.EventResumed {
+		name = EventResumed
+	}
+	o.mu.Lock()
+	states := make([]*lockState, 0, len(o.locks))
+	for _, st := range o.locks {
+		states = append(states, st)
+	}
+	o.mu.Unlock()
+	opts := []trace.EventOption{trace.WithTimestamp(e.Time)}
+	if e.SessionID != 0 {
+		opts = append(opts, trace.WithAttributes(SessionIDKey.String(sessionHex(e.SessionID))))
+	}
+	for _, st := range states {
+		st.mu.Lock()
+		switch {
+		case st.done, e.SessionID != 0 && st.session != 0 && st.session != e.SessionID:
+		case st.hold != nil:
+			st.hold.AddEvent(name, opts...)
+		default:
+			st.acquire.AddEvent(name, opts...)
+		}
+		st.mu.Unlock()
+	}
+}
