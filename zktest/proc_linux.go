@@ -1,10 +1,15 @@
 package zktest
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // On Linux the JVM gets SIGKILL when the thread that started it dies, so a
@@ -35,4 +40,34 @@ func startProcess(cmd *exec.Cmd) error {
 	job := spawnJob{cmd: cmd, errc: make(chan error, 1)}
 	spawnJobs <- job
 	return <-job.errc
+}
+
+// waitStopped waits until every thread of pid is stopped (state T in
+// /proc), so that a paused server really answers nothing from the moment
+// Pause returns: SIGSTOP reaches running threads asynchronously.
+func waitStopped(pid int, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		if err != nil || len(tasks) == 0 {
+			return
+		}
+		all := true
+		for _, t := range tasks {
+			b, err := os.ReadFile(t)
+			if err != nil {
+				continue // thread gone
+			}
+			// "pid (comm) S ...": the state follows the last ')'.
+			s := string(b)
+			if i := strings.LastIndexByte(s, ')'); i < 0 || i+2 >= len(s) || (s[i+2] != 'T' && s[i+2] != 't') {
+				all = false
+				break
+			}
+		}
+		if all {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

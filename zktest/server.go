@@ -186,7 +186,11 @@ func (s *Server) Pause() error {
 		return fmt.Errorf("zktest: server %s is not running", s.Addr())
 	}
 	p.paused.Store(true)
-	return p.signal(syscall.SIGSTOP)
+	if err := p.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	waitStopped(p.cmd.Process.Pid, 5*time.Second)
+	return nil
 }
 
 // Resume continues a paused JVM with SIGCONT.
