@@ -51,6 +51,31 @@ type nodeEntry struct {
 	gone      chan struct{} // closed when the node is known to be gone
 	st        *leaseState   // set once held
 	releasing bool
+	watchT    *time.Timer // pending deferred watch on the node (see watchLater)
+}
+
+// watchLater sets the data watch on a node held at once after the client's
+// node watch delay, unless the lease ends first. A deletion before the
+// watch is set is found by the watch's read itself (no node: lost).
+func (e *nodeEntry) watchLater(c *Client) {
+	set := func() {
+		c.goBackground(func(ctx context.Context) { c.rearm(ctx, e) })
+	}
+	if c.cfg.nodeWatchDelay <= 0 {
+		set()
+		return
+	}
+	t := time.AfterFunc(c.cfg.nodeWatchDelay, func() {
+		c.mu.Lock()
+		live := c.nodes[e.path] == e && !e.releasing
+		c.mu.Unlock()
+		if live {
+			set()
+		}
+	})
+	c.mu.Lock()
+	e.watchT = t
+	c.mu.Unlock()
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers

@@ -54,7 +54,9 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	rec := &recorder{}
-	holderC := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second))
+	// WithNodeWatchDelay(0): the holder watches its node at once, so the
+	// watch count below does not depend on timing.
+	holderC := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second), zklock.WithNodeWatchDelay(0))
 	waiters := newClientAt(t, srv.Addr(), root, zklock.WithObserver(rec), zklock.WithSessionTimeout(40*time.Second))
 	holder, err := holderC.Acquire(ctx, "herd")
 	if err != nil {
@@ -137,8 +139,8 @@ func TestIntegration_ZeroRoundTripHandoff(t *testing.T) {
 	defer srv.Close()
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
-	a := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second))
-	b := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second))
+	a := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second), zklock.WithNodeWatchDelay(0))
+	b := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second), zklock.WithNodeWatchDelay(0))
 	const rounds = 20
 	la, err := a.Acquire(ctx, "pp")
 	if err != nil {

@@ -26,6 +26,23 @@ type liveness struct {
 	timeout   time.Duration
 	sessionID int64
 	conns     uint64 // connection generation; frames of an old connection are ignored
+
+	// Create replies carry the zxid of their transaction, which is the new
+	// node's czxid (its fencing token). go-zookeeper drops it, so it is
+	// taken from the wire: creates[xid] is the path a pending create asked
+	// for (protected names make it unique), created[path] its zxid.
+	creates map[int32]string
+	created map[string]int64
+}
+
+// takeCreated returns (and forgets) the czxid of the node created from the
+// request path path, or 0 if unknown.
+func (l *liveness) takeCreated(path string) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	z := l.created[path]
+	delete(l.created, path)
+	return z
 }
 
 func (l *liveness) snapshot() (anchor time.Time, timeout time.Duration) {
@@ -41,17 +58,28 @@ func (l *liveness) wrap(c net.Conn) net.Conn {
 	gen := l.conns
 	l.pending = l.pending[:0]
 	l.mu.Unlock()
-	return &trackedConn{Conn: c, l: l, gen: gen, rd: frameScanner{peek: 16}, wr: frameScanner{peek: 0}}
+	return &trackedConn{Conn: c, l: l, gen: gen, rd: frameScanner{want: readWant}, wr: frameScanner{want: writeWant}}
 }
 
-func (l *liveness) sent(gen uint64, at time.Time, frames int) {
+func (l *liveness) sent(gen uint64, at time.Time, hdr []byte, first bool) {
 	l.mu.Lock()
-	if gen == l.conns {
-		for ; frames > 0; frames-- {
-			l.pending = append(l.pending, at)
-		}
+	defer l.mu.Unlock()
+	if gen != l.conns {
+		return
 	}
-	l.mu.Unlock()
+	l.pending = append(l.pending, at)
+	// request: xid(4) opcode(4) [create: path length(4) path]
+	if first || len(hdr) < 12 || int32(binary.BigEndian.Uint32(hdr[4:8])) != opCreate {
+		return
+	}
+	n := int(binary.BigEndian.Uint32(hdr[8:12]))
+	if n < 0 || 12+n > len(hdr) {
+		return
+	}
+	if l.creates == nil || len(l.creates) > maxTracked {
+		l.creates = make(map[int32]string)
+	}
+	l.creates[int32(binary.BigEndian.Uint32(hdr[0:4]))] = string(hdr[12 : 12+n])
 }
 
 func (l *liveness) received(gen uint64, hdr []byte, first bool) {
@@ -72,8 +100,21 @@ func (l *liveness) received(gen uint64, hdr []byte, first bool) {
 			l.timeout = time.Duration(binary.BigEndian.Uint32(hdr[4:8])) * time.Millisecond
 			l.sessionID = sid
 		}
-	} else if len(hdr) >= 4 && int32(binary.BigEndian.Uint32(hdr[:4])) == -1 {
-		return // watch notification: answers no request
+	} else if len(hdr) >= 4 {
+		// reply: xid(4) zxid(8) err(4)
+		xid := int32(binary.BigEndian.Uint32(hdr[:4]))
+		if xid == -1 {
+			return // watch notification: answers no request
+		}
+		if path, ok := l.creates[xid]; ok && len(hdr) >= 16 {
+			delete(l.creates, xid)
+			if binary.BigEndian.Uint32(hdr[12:16]) == 0 {
+				if l.created == nil || len(l.created) > maxTracked {
+					l.created = make(map[string]int64) // abandoned entries: start over
+				}
+				l.created[path] = int64(binary.BigEndian.Uint64(hdr[4:12]))
+			}
+		}
 	}
 	if len(l.pending) == 0 {
 		return
@@ -85,11 +126,17 @@ func (l *liveness) received(gen uint64, hdr []byte, first bool) {
 	}
 }
 
+const (
+	opCreate   = 1    // ZooKeeper's create opcode
+	maxTracked = 8192 // bound on remembered creates
+	maxPathLen = 8192 // longest create path parsed from the wire
+)
+
 type trackedConn struct {
 	net.Conn
 	l      *liveness
 	gen    uint64
-	rmu    sync.Mutex
+	wmu    sync.Mutex
 	rd, wr frameScanner
 }
 
@@ -98,13 +145,11 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	if n > 0 {
 		// go-zookeeper writes from one goroutine at a time, but guard anyway.
-		c.rmu.Lock()
-		frames := 0
-		c.wr.scan(p[:n], func([]byte) { frames++ })
-		c.rmu.Unlock()
-		if frames > 0 {
-			c.l.sent(c.gen, now, frames)
-		}
+		c.wmu.Lock()
+		c.wr.scan(p[:n], func(hdr []byte, frame int) {
+			c.l.sent(c.gen, now, hdr, frame == 1)
+		})
+		c.wmu.Unlock()
 	}
 	return n, err
 }
@@ -112,25 +157,51 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 func (c *trackedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
-		c.rd.scan(p[:n], func(hdr []byte) {
-			c.l.received(c.gen, hdr, c.rd.frames == 1)
+		c.rd.scan(p[:n], func(hdr []byte, frame int) {
+			c.l.received(c.gen, hdr, frame == 1)
 		})
 	}
 	return n, err
 }
 
 // frameScanner splits a stream of 4-byte-length-prefixed frames and calls a
-// function with the first peek bytes of each frame's body as soon as they
-// have arrived.
+// function with the first bytes of each frame's body, as many as want asks
+// for given those seen so far, as soon as they have arrived.
 type frameScanner struct {
-	peek   int // body bytes wanted before the callback
-	buf    [20]byte
-	n      int // bytes of buf filled for the current frame
-	skip   int // body bytes still to skip after the callback
-	frames int // frames whose callback has run
+	want   func(hdr []byte, frame int) int // body bytes needed (frame counts from 1)
+	lenBuf [4]byte
+	lenN   int
+	length int    // body length of the current frame
+	hdr    []byte // body bytes collected
+	skip   int    // body bytes still to skip after the callback
+	frames int    // frames whose callback has run
 }
 
-func (s *frameScanner) scan(p []byte, frame func(hdr []byte)) {
+// readWant: the connect reply (first frame) has its timeout and session id
+// in 16 bytes; later replies have xid, zxid and err in 16.
+func readWant(hdr []byte, frame int) int { return 16 }
+
+// writeWant: the connect request needs nothing; a request has xid and
+// opcode in 8 bytes, and a create the length and bytes of its path.
+func writeWant(hdr []byte, frame int) int {
+	switch {
+	case frame == 1:
+		return 0
+	case len(hdr) < 8:
+		return 8
+	case int32(binary.BigEndian.Uint32(hdr[4:8])) != opCreate:
+		return 8
+	case len(hdr) < 12:
+		return 12
+	}
+	n := int(binary.BigEndian.Uint32(hdr[8:12]))
+	if n < 0 || n > maxPathLen {
+		return 12
+	}
+	return 12 + n
+}
+
+func (s *frameScanner) scan(p []byte, frame func(hdr []byte, frame int)) {
 	for len(p) > 0 {
 		if s.skip > 0 {
 			k := min(s.skip, len(p))
@@ -138,43 +209,32 @@ func (s *frameScanner) scan(p []byte, frame func(hdr []byte)) {
 			p = p[k:]
 			continue
 		}
-		// collect the length prefix, then up to peek body bytes
-		want := 4
-		var length int
-		if s.n >= 4 {
-			length = int(binary.BigEndian.Uint32(s.buf[:4]))
-			want = 4 + min(s.peekFor(), length)
-		}
-		if s.n < want {
-			k := min(want-s.n, len(p))
-			copy(s.buf[s.n:], p[:k])
-			s.n += k
+		if s.lenN < 4 {
+			k := copy(s.lenBuf[s.lenN:], p)
+			s.lenN += k
 			p = p[k:]
-			if s.n < want {
+			if s.lenN < 4 {
 				continue
 			}
-			if s.n == 4 {
-				length = int(binary.BigEndian.Uint32(s.buf[:4]))
-				if want = 4 + min(s.peekFor(), length); s.n < want {
-					continue
-				}
+			s.length = int(binary.BigEndian.Uint32(s.lenBuf[:]))
+			s.hdr = s.hdr[:0]
+		}
+		// collect body bytes until want is satisfied (or the frame ends)
+		for {
+			need := min(s.want(s.hdr, s.frames+1), s.length)
+			if len(s.hdr) >= need {
+				break
 			}
+			if len(p) == 0 {
+				return
+			}
+			k := min(need-len(s.hdr), len(p))
+			s.hdr = append(s.hdr, p[:k]...)
+			p = p[k:]
 		}
 		s.frames++
-		frame(s.buf[4:s.n])
-		s.skip = length - (s.n - 4)
-		s.n = 0
+		frame(s.hdr, s.frames)
+		s.skip = s.length - len(s.hdr)
+		s.lenN = 0
 	}
-}
-
-// peekFor: the connect response (first frame) needs 16 bytes, later frames
-// only the 4-byte xid.
-func (s *frameScanner) peekFor() int {
-	if s.peek == 0 {
-		return 0
-	}
-	if s.frames == 0 {
-		return 16
-	}
-	return 4
 }

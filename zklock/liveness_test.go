@@ -24,10 +24,10 @@ func TestFrameScanner(t *testing.T) {
 	stream = append(stream, frame(i32(-1), make([]byte, 40))...)
 	stream = append(stream, frame(i32(7))...)
 	for chunk := 1; chunk <= len(stream); chunk++ {
-		s := frameScanner{peek: 16}
+		s := frameScanner{want: readWant}
 		var got [][]byte
 		for i := 0; i < len(stream); i += chunk {
-			s.scan(stream[i:min(i+chunk, len(stream))], func(h []byte) { got = append(got, append([]byte(nil), h...)) })
+			s.scan(stream[i:min(i+chunk, len(stream))], func(h []byte, _ int) { got = append(got, append([]byte(nil), h...)) })
 		}
 		if len(got) != 4 {
 			t.Fatalf("chunk %d: %d frames", chunk, len(got))
@@ -49,27 +49,53 @@ func TestLivenessAnchor(t *testing.T) {
 	l := &liveness{}
 	tc := l.wrap(nil).(*trackedConn)
 	t0 := time.Now()
-	l.sent(tc.gen, t0, 1) // connect request
+	l.sent(tc.gen, t0, nil, true) // connect request
 	l.received(tc.gen, append(append(i32(0), i32(6000)...), i64(42)...), true)
 	if a, to := l.snapshot(); !a.Equal(t0) || to != 6*time.Second || l.sessionID != 42 {
 		t.Fatalf("after connect: anchor %v timeout %v session %d", a, to, l.sessionID)
 	}
 	t1, t2 := t0.Add(time.Second), t0.Add(2*time.Second)
-	l.sent(tc.gen, t1, 1)
-	l.sent(tc.gen, t2, 1)
+	l.sent(tc.gen, t1, append(i32(1), i32(4)...), false)
+	l.sent(tc.gen, t2, append(i32(2), i32(4)...), false)
 	l.received(tc.gen, i32(-1), false) // a watch event answers nothing
 	if a, _ := l.snapshot(); !a.Equal(t0) {
 		t.Fatalf("watch event moved the anchor to %v", a)
 	}
-	l.received(tc.gen, i32(5), false)
+	l.received(tc.gen, append(append(i32(1), i64(0x99)...), i32(0)...), false)
 	if a, _ := l.snapshot(); !a.Equal(t1) {
 		t.Fatalf("anchor %v, want the oldest request's send time %v", a, t1)
 	}
 	// Frames of an old connection are ignored.
 	old := tc.gen
 	l.wrap(nil)
-	l.received(old, i32(6), false)
+	l.received(old, append(append(i32(2), i64(0x9a)...), i32(0)...), false)
 	if a, _ := l.snapshot(); !a.Equal(t1) {
 		t.Fatalf("stale connection moved the anchor to %v", a)
+	}
+}
+
+// A create reply's zxid is recorded as the czxid of the path it asked for.
+func TestLivenessCreateZxid(t *testing.T) {
+	l := &liveness{}
+	tc := l.wrap(nil).(*trackedConn)
+	path := "/zklock/r/_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-"
+	body := append(append(append(i32(7), i32(opCreate)...), i32(int32(len(path)))...), path...)
+	body = append(body, make([]byte, 30)...)     // data, ACL, flags
+	req := append(frame(i32(0)), frame(body)...) // connect request, then the create
+	for chunk := 1; chunk <= len(req); chunk += 7 {
+		l = &liveness{}
+		tc = l.wrap(nil).(*trackedConn)
+		for i := 0; i < len(req); i += chunk {
+			tc.wr.scan(req[i:min(i+chunk, len(req))], func(h []byte, f int) { l.sent(tc.gen, time.Now(), h, f == 1) })
+		}
+		reply := frame(i32(7), i64(0x1234), i32(0), i32(int32(len(path)+10)), []byte(path+"0000000003"))
+		tc.rd.frames = 1 // past the connect reply
+		tc.rd.scan(reply, func(h []byte, f int) { l.received(tc.gen, h, f == 1) })
+		if z := l.takeCreated(path); z != 0x1234 {
+			t.Fatalf("chunk %d: czxid %#x, want 0x1234", chunk, z)
+		}
+		if z := l.takeCreated(path); z != 0 {
+			t.Fatal("taken twice")
+		}
 	}
 }

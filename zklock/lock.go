@@ -189,6 +189,9 @@ type waiter struct {
 	token int64
 	pos   int
 	seen  bool // an enqueue event was reported
+	// lazyWatch: held at once with no watch on our node yet; it is set
+	// after the client's node watch delay (see WithNodeWatchDelay).
+	lazyWatch bool
 }
 
 func (w *waiter) wait(ctx context.Context) error {
@@ -231,6 +234,7 @@ func (w *waiter) create(ctx context.Context) error {
 		switch {
 		case err == nil:
 			w.register(path)
+			w.token = c.live.takeCreated(prefix)
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
 			if err := c.ensureQueue(ctx, w.target.parent, w.queueData()); err != nil {
@@ -395,21 +399,32 @@ func (w *waiter) queue(ctx context.Context) error {
 	}
 }
 
-// firstLook reads our node (fencing token, and a data watch that tells us
-// if anyone deletes it) and the queue, in parallel.
+// firstLook reads the queue, then (unless we hold the lock at once and know
+// the token from the create reply) our node: that sets the data watch that
+// tells a waiter if anyone deletes its node, which the zero-round-trip
+// hand-off relies on, and gives the fencing token (czxid).
 func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	c := w.c
 	type own struct {
 		stat *zk.Stat
 		err  error
 	}
-	ownCh := make(chan own, 1)
 	for {
+		kids, lerr := w.list(ctx)
+		if lerr == nil && w.token != 0 && w.heldIn(kids) {
+			// Held at once, token from the create reply: the watch on our
+			// node is set later, if the hold outlives the watch delay.
+			w.lazyWatch = true
+			return kids, nil
+		}
+		if lerr != nil {
+			return nil, lerr
+		}
+		ownCh := make(chan own, 1)
 		go func() {
 			_, st, _, err := c.conn.GetW(w.path)
 			ownCh <- own{st, err}
 		}()
-		kids, lerr := w.list(ctx)
 		var o own
 		select {
 		case o = <-ownCh:
@@ -417,8 +432,6 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 			return nil, ctxErr(ctx)
 		}
 		switch {
-		case lerr != nil:
-			return nil, lerr
 		case o.err == nil:
 			w.token = o.stat.Czxid
 			return kids, nil
@@ -434,6 +447,16 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 			return nil, mapErr(o.err)
 		}
 	}
+}
+
+// heldIn reports whether our node holds the lock in the sorted queue kids.
+func (w *waiter) heldIn(kids []child) bool {
+	i := slices.IndexFunc(kids, func(k child) bool { return k.name == w.name })
+	if i < 0 {
+		return false
+	}
+	held, _ := rule(kids, i, w.cfg.limit)
+	return held
 }
 
 // list reads the queue's children, retrying across connection loss while
@@ -585,6 +608,9 @@ func (w *waiter) hold(ctx context.Context) error {
 		// Another part of this multi-resource lease was lost while we
 		// waited: the lease is over, give this node back.
 		return w.fail(fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", w.st.lostErr()))
+	}
+	if w.lazyWatch {
+		w.entry.watchLater(c)
 	}
 	c.mu.Lock()
 	w.entry.st = w.st

@@ -545,3 +545,32 @@ func TestIntegration_ObserverEvents(t *testing.T) {
 		t.Fatalf("event fields: %+v", rec.events)
 	}
 }
+
+// A lease granted at once watches its node only after the node watch
+// delay; a deletion before that is still found, when the watch is set.
+func TestIntegration_NodeWatchDelay(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	for _, delay := range []time.Duration{0, 200 * time.Millisecond} {
+		c := newClient(t, root, zklock.WithNodeWatchDelay(delay))
+		op := newClient(t, root)
+		l, err := c.Acquire(ctx, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := op.Conn().Delete(l.Path(), -1); err != nil {
+			t.Fatal(err)
+		}
+		<-l.Done()
+		if !errors.Is(l.Err(), zklock.ErrLeaseLost) {
+			t.Fatalf("delay %v: Err = %v", delay, l.Err())
+		}
+		if took := time.Since(start); delay > 0 && took < delay/2 {
+			t.Fatalf("delay %v: loss seen after %v, before the watch was due", delay, took)
+		}
+	}
+	if _, err := zklock.Connect(ctx, []string{zktest.Shared().Addr()}, zklock.WithNodeWatchDelay(-1)); !errors.Is(err, zklock.ErrInvalidOption) {
+		t.Fatalf("negative delay: %v", err)
+	}
+}

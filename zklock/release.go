@@ -12,6 +12,9 @@ func (c *Client) releaseHolds(ctx context.Context, st *leaseState) error {
 	c.mu.Lock()
 	for _, h := range holds {
 		h.entry.releasing = true
+		if h.entry.watchT != nil {
+			h.entry.watchT.Stop()
+		}
 	}
 	c.mu.Unlock()
 	for i, h := range holds {
