@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBadUsage(t *testing.T) {
+	for _, args := range [][]string{{"-rounds", "x"}, {"-nope"}, {"extra"}, {"-servers", "zk://"}} {
+		if code, _, _ := runCmd(t, args...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+	}
+	code, _, stderr := runCmd(t, "-h")
+	if code != 0 || !strings.Contains(stderr, "-quick") || !strings.Contains(stderr, "-json") {
+		t.Errorf("-h: exit %d, usage %q", code, stderr)
+	}
+}
+
+func TestIntegration_ServersFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "report.json")
+	addr := zktest.Shared().Addr()
+	code, stdout, stderr := runCmd(t, "-servers", addr, "-quick", "-rounds", "1", "-only", "uncontended,raw", "-json", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{addr, "external server", "uncontended", "zklock ops/s", "zk.Lock ops/s", "raw Create"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Servers   []string
+		Settings  string
+		Scenarios []struct{ Name string }
+		Raw       []struct{ Width int }
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Servers) != 1 || rep.Servers[0] != addr || rep.Settings != "external server" ||
+		len(rep.Scenarios) != 1 || rep.Scenarios[0].Name != "uncontended" || len(rep.Raw) != 2 {
+		t.Errorf("JSON report = %+v", rep)
+	}
+}
+
+// Without the raw rates the uncontended target cannot be met, so -strict
+// fails the run.
+func TestIntegration_Strict(t *testing.T) {
+	t.Setenv(zklock.EnvServers, zktest.Shared().Addr())
+	args := []string{"-quick", "-rounds", "1", "-only", "uncontended"}
+	if code, stdout, stderr := runCmd(t, args...); code != 0 || !strings.Contains(stdout, "FAIL") {
+		t.Errorf("without -strict: exit %d, %s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCmd(t, append(args, "-strict")...); code != 1 {
+		t.Errorf("-strict: exit %d, want 1: %s", code, stderr)
+	}
+}
+
+func TestIntegration_JSONStdout(t *testing.T) {
+	t.Setenv(zklock.EnvServers, "zk://"+zktest.Shared().Addr()+"/ignored")
+	code, stdout, stderr := runCmd(t, "-quick", "-rounds", "1", "-only", "waiters", "-json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	i := strings.Index(stdout, "{")
+	if i < 0 {
+		t.Fatalf("no JSON in %q", stdout)
+	}
+	var rep struct {
+		Memory []struct {
+			Side          string
+			Waiters       int
+			HeapPerWaiter float64 `json:"heap_bytes_per_waiter"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout[i:]), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Memory) != 2 || rep.Memory[0].Waiters != 1000 || rep.Memory[0].HeapPerWaiter <= 0 {
+		t.Errorf("memory = %+v", rep.Memory)
+	}
+}
+
+// With no servers given, the command starts and stops its own ZooKeeper.
+func TestIntegration_OwnServer(t *testing.T) {
+	t.Setenv(zklock.EnvServers, "")
+	code, stdout, stderr := runCmd(t, "-quick", "-rounds", "1", "-only", "ping-pong", "-force-sync=false")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "started here by zktest") || !strings.Contains(stdout, "forceSync=no") ||
+		!strings.Contains(stdout, "ping-pong") || !strings.Contains(stderr, "starting ZooKeeper") {
+		t.Errorf("output:\n%s\n%s", stdout, stderr)
+	}
+}

@@ -1,0 +1,54 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Distinct runs n goroutines on one session of side, each acquiring and
+// releasing its own resource, all at once. The queue znodes exist
+// beforehand. Latencies are each goroutine's acquire+release.
+func Distinct(ctx context.Context, h *Harness, side Side, n int) (Sample, error) {
+	h.stopTimer()
+	defer h.startTimer()
+	root := h.newRoot("distinct")
+	defer h.cleanup(root)
+	res := resources("d", n)
+	if err := side.prepare(h, root, res); err != nil {
+		return Sample{}, err
+	}
+	s, err := side.open(ctx, h, root)
+	if err != nil {
+		return Sample{}, err
+	}
+	defer s.close()
+	lat := make([]time.Duration, n)
+	h.startTimer()
+	start := time.Now()
+	err = group(ctx, n, s.close, func(ctx context.Context, i int) error {
+		t := time.Now()
+		unlock, err := s.lock(ctx, res[i])
+		if err != nil {
+			return err
+		}
+		err = unlock(ctx)
+		lat[i] = time.Since(t)
+		return err
+	})
+	elapsed := time.Since(start)
+	h.stopTimer()
+	if err != nil {
+		return Sample{}, err
+	}
+	return Sample{Ops: n, Elapsed: elapsed, Latencies: lat}, nil
+}
+
+// resources returns n resource names prefix-00000, prefix-00001, ...
+func resources(prefix string, n int) []string {
+	rs := make([]string, n)
+	for i := range rs {
+		rs[i] = fmt.Sprintf("%s-%05d", prefix, i)
+	}
+	return rs
+}

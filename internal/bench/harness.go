@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Timer is the part of *testing.B that scenarios use to keep their setup
+// out of a benchmark's time.
+type Timer interface {
+	StartTimer()
+	StopTimer()
+}
+
+// Harness holds what every run needs: the servers, an administrative
+// session (preparing queues, counting nodes, cleaning up) and a root znode
+// of its own under which each run makes a fresh one.
+type Harness struct {
+	servers []string
+	timeout time.Duration
+	admin   *zk.Conn
+	root    string
+	seq     *atomic.Int64
+	timer   Timer
+}
+
+// NewHarness connects the administrative session. Every znode it or its
+// runs create lives under root + "/" + a random name; Close removes them.
+// A zero sessionTimeout means 10s.
+func NewHarness(ctx context.Context, servers []string, root string, sessionTimeout time.Duration) (*Harness, error) {
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("bench: no ZooKeeper servers given")
+	}
+	if root == "" {
+		root = "/zklock-bench"
+	}
+	if sessionTimeout <= 0 {
+		sessionTimeout = 10 * time.Second
+	}
+	conn, err := dial(ctx, servers, sessionTimeout)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	h := &Harness{servers: servers, timeout: sessionTimeout, admin: conn,
+		root: root + "/run-" + hex.EncodeToString(b), seq: new(atomic.Int64)}
+	if err := mkdirs(conn, h.root, false); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// WithTimer returns a harness sharing h's session whose runs stop t during
+// their setup and cleanup (pass a *testing.B).
+func (h *Harness) WithTimer(t Timer) *Harness {
+	c := *h
+	c.timer = t
+	return &c
+}
+
+// Close removes every znode the harness made and ends its session. Only the
+// harness returned by NewHarness should be closed.
+func (h *Harness) Close() error {
+	err := removeTree(h.admin, h.root)
+	h.admin.Close()
+	return err
+}
+
+// newRoot returns a fresh root for one run.
+func (h *Harness) newRoot(name string) string {
+	return fmt.Sprintf("%s/%s-%d", h.root, name, h.seq.Add(1))
+}
+
+// cleanup removes a run's root.
+func (h *Harness) cleanup(root string) { _ = removeTree(h.admin, root) }
+
+func (h *Harness) stopTimer() {
+	if h.timer != nil {
+		h.timer.StopTimer()
+	}
+}
+
+func (h *Harness) startTimer() {
+	if h.timer != nil {
+		h.timer.StartTimer()
+	}
+}

@@ -1,0 +1,117 @@
+package bench
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// MemoryTarget is the most live heap one waiting zklock lock may cost, in
+// bytes.
+const MemoryTarget = 8 << 10
+
+// Report is the outcome of Run. It marshals to JSON as is.
+type Report struct {
+	Started    time.Time `json:"started"`
+	Elapsed    Duration  `json:"elapsed"`
+	Servers    []string  `json:"servers"`
+	ZooKeeper  string    `json:"zookeeper,omitempty"` // server version (srvr)
+	Settings   string    `json:"settings,omitempty"`  // how the server was set up
+	GoVersion  string    `json:"go_version"`
+	GOMAXPROCS int       `json:"gomaxprocs"`
+	Rounds     int       `json:"rounds"`
+	Quick      bool      `json:"quick"`
+	Sizes      Sizes     `json:"sizes"`
+
+	Scenarios []ScenarioResult `json:"scenarios"`
+	Raw       []RawResult      `json:"raw"`
+	Memory    []MemoryResult   `json:"memory"`
+}
+
+// ScenarioResult compares the sides on one scenario.
+type ScenarioResult struct {
+	Name      string  `json:"name"`
+	Unit      string  `json:"unit"`
+	Target    float64 `json:"target"`
+	RawTarget float64 `json:"raw_target,omitempty"`
+	// ZKLock and ZKLib are the medians across rounds of each side.
+	ZKLock SideResult `json:"zklock"`
+	ZKLib  SideResult `json:"zk_lock"`
+	// Ratio is ZKLock.Rate / ZKLib.Rate; RoundRatios are the ratios of
+	// the runs of each round, paired.
+	Ratio       float64   `json:"ratio"`
+	RoundRatios []float64 `json:"round_ratios"`
+	// RawRatio and ZKLibRawRatio are each side's rate over the median raw
+	// serial create+delete pair rate.
+	RawRatio      float64 `json:"raw_ratio"`
+	ZKLibRawRatio float64 `json:"zk_lock_raw_ratio"`
+	Pass          bool    `json:"pass"`
+}
+
+// SideResult is one side's figures on one scenario.
+type SideResult struct {
+	Rate  float64   `json:"ops_per_s"` // median across rounds
+	P50   Duration  `json:"p50"`       // median across rounds of each round's p50
+	P99   Duration  `json:"p99"`       // likewise
+	Rates []float64 `json:"round_ops_per_s"`
+	// WallRate is the median wall-clock rate, for scenarios whose Rate
+	// leaves part of the run out (ping-pong); 0 otherwise.
+	WallRate float64  `json:"wall_ops_per_s,omitempty"`
+	Errors   []string `json:"errors,omitempty"`
+}
+
+// RawResult is the server's raw create+delete pair rate from Width
+// goroutines on one session.
+type RawResult struct {
+	Name  string     `json:"name"`
+	Width int        `json:"width"`
+	Side  SideResult `json:"result"`
+}
+
+// MemoryResult is the median across rounds of MeasureWaiters for a side.
+type MemoryResult struct {
+	WaiterMemory
+	Target float64 `json:"target_heap_bytes_per_waiter,omitempty"`
+	Pass   bool    `json:"pass"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// Pass reports whether every target of the report was met.
+func (r *Report) Pass() bool {
+	for _, s := range r.Scenarios {
+		if !s.Pass {
+			return false
+		}
+	}
+	for _, m := range r.Memory {
+		if m.Target > 0 && !m.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Duration is a time.Duration that marshals to JSON as milliseconds.
+type Duration time.Duration
+
+// MarshalJSON writes d in milliseconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(float64(d) / float64(time.Millisecond))
+}
+
+// UnmarshalJSON reads milliseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var ms float64
+	if err := json.Unmarshal(b, &ms); err != nil {
+		return err
+	}
+	*d = Duration(ms * float64(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,224 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Run runs the whole suite: a short warm-up (discarded), then Rounds
+// rounds, each running the raw rates, every scenario for both sides and
+// the memory measurement for both sides. Odd rounds run zk.Lock first, even
+// rounds zklock first. A run that fails is recorded in the report (and
+// fails its scenario) without stopping the suite; Run itself fails only
+// when it cannot reach ZooKeeper or ctx ends.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg = cfg.withDefaults()
+	start := time.Now()
+	h, err := NewHarness(ctx, cfg.Servers, cfg.Root, cfg.SessionTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	rep := &Report{
+		Started: start, Servers: cfg.Servers, ZooKeeper: serverVersion(cfg.Servers[0]),
+		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Rounds: cfg.Rounds, Quick: cfg.Quick, Sizes: cfg.Sizes,
+	}
+	progress := cfg.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	want := func(name string) bool { return len(cfg.Only) == 0 || slices.Contains(cfg.Only, name) }
+	var scenarios []Scenario
+	for _, s := range Scenarios(cfg.Sizes) {
+		if want(s.Name) {
+			scenarios = append(scenarios, s)
+		}
+	}
+	sides := Sides()
+	if err := warmUp(ctx, h, sides); err != nil {
+		return nil, fmt.Errorf("bench: warm-up: %w", err)
+	}
+
+	raws := []RawResult{{Name: "serial", Width: 1}, {Name: fmt.Sprintf("%d-way", cfg.Sizes.RawParallel), Width: cfg.Sizes.RawParallel}}
+	rawRuns := make([]runs, len(raws))
+	scRuns := make([][2]runs, len(scenarios)) // [scenario][side]
+	memRuns := make([][]WaiterMemory, len(sides))
+	memErrs := make([][]string, len(sides))
+	for r := range cfg.Rounds {
+		order := []int{0, 1}
+		if r%2 == 1 {
+			order = []int{1, 0}
+		}
+		if want("raw") {
+			for i, raw := range raws {
+				s, err := RawCreateDelete(ctx, h, cfg.Sizes.RawPairs, raw.Width)
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				rawRuns[i].add(s, err)
+				logRun(progress, r, cfg.Rounds, "raw "+raw.Name, "server", "pairs/s", s, err)
+			}
+		}
+		for i, sc := range scenarios {
+			for _, j := range order {
+				s, err := sc.Run(ctx, h, sides[j])
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				scRuns[i][j].add(s, err)
+				logRun(progress, r, cfg.Rounds, sc.Name, sides[j].Name(), sc.Unit, s, err)
+			}
+		}
+		if want("waiters") {
+			for _, j := range order {
+				m, err := MeasureWaiters(ctx, h, sides[j], cfg.Sizes.Waiters)
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				if err != nil {
+					memErrs[j] = append(memErrs[j], err.Error())
+					fmt.Fprintf(progress, "round %d/%d waiters %s: %v\n", r+1, cfg.Rounds, sides[j].Name(), err)
+					continue
+				}
+				memRuns[j] = append(memRuns[j], m)
+				fmt.Fprintf(progress, "round %d/%d waiters-%d %s: heap %.0f B/waiter, stack %.0f B/waiter\n",
+					r+1, cfg.Rounds, m.Waiters, sides[j].Name(), m.HeapPerWaiter, m.StackPerWaiter)
+			}
+		}
+	}
+
+	var rawSerial float64
+	if want("raw") {
+		for i := range raws {
+			raws[i].Side = rawRuns[i].result()
+		}
+		rep.Raw = raws
+		rawSerial = raws[0].Side.Rate
+	}
+	for i, sc := range scenarios {
+		zl, zk := scRuns[i][0], scRuns[i][1]
+		res := ScenarioResult{Name: sc.Name, Unit: sc.Unit, Target: sc.Target, RawTarget: sc.RawTarget,
+			ZKLock: zl.result(), ZKLib: zk.result()}
+		if res.ZKLib.Rate > 0 {
+			res.Ratio = res.ZKLock.Rate / res.ZKLib.Rate
+		}
+		for k := range min(len(zl.samples), len(zk.samples)) {
+			if zl.samples[k] != nil && zk.samples[k] != nil && zk.samples[k].Rate() > 0 {
+				res.RoundRatios = append(res.RoundRatios, zl.samples[k].Rate()/zk.samples[k].Rate())
+			}
+		}
+		if rawSerial > 0 {
+			res.RawRatio = res.ZKLock.Rate / rawSerial
+			res.ZKLibRawRatio = res.ZKLib.Rate / rawSerial
+		}
+		res.Pass = len(res.ZKLock.Errors) == 0 && res.ZKLock.Rate > 0 && res.Ratio >= sc.Target &&
+			(sc.RawTarget == 0 || (rawSerial > 0 && res.RawRatio >= sc.RawTarget))
+		rep.Scenarios = append(rep.Scenarios, res)
+	}
+	if want("waiters") {
+		for j, side := range sides {
+			m := medianMemory(memRuns[j])
+			m.Side, m.Waiters = side.Name(), cfg.Sizes.Waiters
+			res := MemoryResult{WaiterMemory: m, Error: strings.Join(memErrs[j], "; ")}
+			if side.Name() == NameZKLock {
+				res.Target = MemoryTarget
+				res.Pass = len(memRuns[j]) > 0 && res.Error == "" && m.HeapPerWaiter <= MemoryTarget
+			} else {
+				res.Pass = len(memRuns[j]) > 0
+			}
+			rep.Memory = append(rep.Memory, res)
+		}
+	}
+	rep.Elapsed = Duration(time.Since(start))
+	return rep, nil
+}
+
+// warmUp runs a little of everything once, so that the JVM has compiled
+// its hot paths before the first measured round.
+func warmUp(ctx context.Context, h *Harness, sides []Side) error {
+	if _, err := RawCreateDelete(ctx, h, 200, 8); err != nil {
+		return err
+	}
+	for _, side := range sides {
+		if _, err := Uncontended(ctx, h, side, 100); err != nil {
+			return fmt.Errorf("%s: %w", side.Name(), err)
+		}
+		if _, err := Contenders(ctx, h, side, 8, 100); err != nil {
+			return fmt.Errorf("%s: %w", side.Name(), err)
+		}
+	}
+	return nil
+}
+
+// runs collects one side's samples of one scenario, a nil entry for each
+// failed round.
+type runs struct {
+	samples []*Sample
+	errs    []string
+}
+
+func (r *runs) add(s Sample, err error) {
+	if err != nil {
+		r.samples = append(r.samples, nil)
+		r.errs = append(r.errs, err.Error())
+		return
+	}
+	r.samples = append(r.samples, &s)
+}
+
+func (r *runs) result() SideResult {
+	res := SideResult{Errors: r.errs}
+	var p50, p99 []time.Duration
+	var walls []float64
+	for _, s := range r.samples {
+		if s == nil {
+			continue
+		}
+		if s.Wall > 0 {
+			walls = append(walls, s.WallRate())
+		}
+		res.Rates = append(res.Rates, s.Rate())
+		p50 = append(p50, s.Percentile(50))
+		p99 = append(p99, s.Percentile(99))
+	}
+	res.Rate = median(res.Rates)
+	res.WallRate = median(walls)
+	res.P50 = Duration(medianDuration(p50))
+	res.P99 = Duration(medianDuration(p99))
+	return res
+}
+
+func medianMemory(ms []WaiterMemory) WaiterMemory {
+	pick := func(f func(WaiterMemory) float64) float64 {
+		xs := make([]float64, len(ms))
+		for i, m := range ms {
+			xs[i] = f(m)
+		}
+		return median(xs)
+	}
+	return WaiterMemory{
+		HeapPerWaiter:       pick(func(m WaiterMemory) float64 { return m.HeapPerWaiter }),
+		StackPerWaiter:      pick(func(m WaiterMemory) float64 { return m.StackPerWaiter }),
+		GoroutinesPerWaiter: pick(func(m WaiterMemory) float64 { return m.GoroutinesPerWaiter }),
+		Enqueue:             Duration(pick(func(m WaiterMemory) float64 { return float64(m.Enqueue) })),
+	}
+}
+
+func logRun(w io.Writer, round, rounds int, scenario, side, unit string, s Sample, err error) {
+	if err != nil {
+		fmt.Fprintf(w, "round %d/%d %s %s: %v\n", round+1, rounds, scenario, side, err)
+		return
+	}
+	wall := ""
+	if s.Wall > 0 {
+		wall = fmt.Sprintf(" (wall clock %.0f/s)", s.WallRate())
+	}
+	fmt.Fprintf(w, "round %d/%d %s %s: %.0f %s%s, p50 %v, p99 %v\n", round+1, rounds, scenario, side,
+		s.Rate(), unit, wall, s.Percentile(50).Round(time.Microsecond), s.Percentile(99).Round(time.Microsecond))
+}

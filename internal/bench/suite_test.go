@@ -1,0 +1,274 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/zktest"
+	"go.uber.org/goleak"
+)
+
+// tiny are sizes small enough for a test; every scenario still exercises
+// its whole protocol.
+func tiny() bench.Sizes {
+	return bench.Sizes{Uncontended: 10, PingPong: 6, Contenders: []int{3}, ContenderOps: 12,
+		QueueDepth: 12, DistinctLocks: 20, RawPairs: 10, RawParallel: 4, Waiters: 300}
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newHarness(t *testing.T) *bench.Harness {
+	t.Helper()
+	h, err := bench.NewHarness(testCtx(t), []string{zktest.Shared().Addr()}, zktest.UniqueRoot(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return h
+}
+
+// noLeaks checks, after every other cleanup of t, that t left no goroutine
+// running.
+func noLeaks(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
+}
+
+func TestIntegration_Run(t *testing.T) {
+	noLeaks(t)
+	var progress bytes.Buffer
+	rep, err := bench.Run(testCtx(t), bench.Config{
+		Servers: []string{zktest.Shared().Addr()}, Rounds: 2, Sizes: tiny(),
+		Root: zktest.UniqueRoot(t), Progress: &progress,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12", "distinct-20"}
+	if len(rep.Scenarios) != len(names) {
+		t.Fatalf("got %d scenarios, want %v", len(rep.Scenarios), names)
+	}
+	for i, s := range rep.Scenarios {
+		if s.Name != names[i] {
+			t.Errorf("scenario %d = %q, want %q", i, s.Name, names[i])
+		}
+		for side, r := range map[string]bench.SideResult{"zklock": s.ZKLock, "zk.Lock": s.ZKLib} {
+			if len(r.Errors) > 0 {
+				t.Errorf("%s %s: errors %v", s.Name, side, r.Errors)
+			}
+			if len(r.Rates) != 2 || r.Rate <= 0 || r.P50 <= 0 || r.P99 < r.P50 {
+				t.Errorf("%s %s: implausible result %+v", s.Name, side, r)
+			}
+		}
+		if len(s.RoundRatios) != 2 || s.Ratio <= 0 || s.RawRatio <= 0 || s.ZKLibRawRatio <= 0 {
+			t.Errorf("%s: ratios missing: %+v", s.Name, s)
+		}
+		if (s.ZKLock.WallRate > 0) != (s.Name == "ping-pong") {
+			t.Errorf("%s: wall rate %v", s.Name, s.ZKLock.WallRate)
+		}
+	}
+	if len(rep.Raw) != 2 || rep.Raw[0].Width != 1 || rep.Raw[1].Width != 4 || rep.Raw[0].Side.Rate <= 0 || rep.Raw[1].Side.Rate <= 0 {
+		t.Errorf("raw = %+v", rep.Raw)
+	}
+	if len(rep.Memory) != 2 || rep.Memory[0].Side != bench.NameZKLock || rep.Memory[1].Side != bench.NameZKLib {
+		t.Fatalf("memory = %+v", rep.Memory)
+	}
+	for _, m := range rep.Memory {
+		if m.Error != "" || m.Waiters != 300 || m.HeapPerWaiter <= 0 || m.GoroutinesPerWaiter < 0.9 {
+			t.Errorf("memory %s = %+v", m.Side, m)
+		}
+	}
+	if rep.Memory[0].Target != bench.MemoryTarget || rep.Memory[1].Target != 0 {
+		t.Errorf("memory targets = %v, %v", rep.Memory[0].Target, rep.Memory[1].Target)
+	}
+	if rep.ZooKeeper == "" || rep.Rounds != 2 {
+		t.Errorf("header = %q, %d rounds", rep.ZooKeeper, rep.Rounds)
+	}
+
+	// Every run is logged, sides alternating who goes first.
+	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
+	if want := 2 * (2 + 2*len(names) + 2); len(lines) != want {
+		t.Errorf("%d progress lines, want %d:\n%s", len(lines), want, progress.String())
+	}
+	first := func(round, scenario string) string {
+		for _, l := range lines {
+			if strings.HasPrefix(l, "round "+round+"/2 "+scenario+" ") {
+				return strings.Fields(l)[3]
+			}
+		}
+		return ""
+	}
+	if a, b := first("1", "uncontended"), first("2", "uncontended"); a != "zklock:" || b != "zk.Lock:" {
+		t.Errorf("first runs of the rounds: %q, %q; want zklock then zk.Lock", a, b)
+	}
+
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append(names, "zklock ops/s", "zk.Lock ops/s", "ratio", "zklock p50/p99",
+		"zk.Lock p50/p99", "target", "result", "raw Create", "memory per waiting lock") {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back bench.Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatalf("JSON does not read back: %v\n%s", err, js.String())
+	}
+	if len(back.Scenarios) != len(rep.Scenarios) || back.Scenarios[0].ZKLock.P50 == 0 ||
+		back.Scenarios[0].ZKLock.Rate != rep.Scenarios[0].ZKLock.Rate {
+		t.Errorf("JSON round trip lost data: %+v", back.Scenarios[0])
+	}
+}
+
+func TestIntegration_RunOnly(t *testing.T) {
+	rep, err := bench.Run(testCtx(t), bench.Config{
+		Servers: []string{zktest.Shared().Addr()}, Rounds: 1, Sizes: tiny(),
+		Root: zktest.UniqueRoot(t), Only: []string{"uncontended"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scenarios) != 1 || rep.Scenarios[0].Name != "uncontended" || len(rep.Raw) != 0 || len(rep.Memory) != 0 {
+		t.Fatalf("report = %+v", rep)
+	}
+	// Without raw rates the uncontended target against them cannot pass.
+	if rep.Scenarios[0].RawRatio != 0 || rep.Scenarios[0].Pass {
+		t.Errorf("uncontended without raw rates: %+v", rep.Scenarios[0])
+	}
+}
+
+func TestIntegration_RunNoServers(t *testing.T) {
+	if _, err := bench.Run(testCtx(t), bench.Config{}); err == nil {
+		t.Fatal("Run without servers succeeded")
+	}
+}
+
+func TestIntegration_Scenarios(t *testing.T) {
+	noLeaks(t)
+	ctx := testCtx(t)
+	h := newHarness(t)
+	for _, side := range bench.Sides() {
+		t.Run(side.Name(), func(t *testing.T) {
+			check := func(name string, s bench.Sample, err error, ops int) {
+				t.Helper()
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if s.Ops != ops || len(s.Latencies) != ops || s.Elapsed <= 0 {
+					t.Errorf("%s: %d ops, %d latencies, elapsed %v; want %d ops", name, s.Ops, len(s.Latencies), s.Elapsed, ops)
+				}
+				for _, d := range s.Latencies {
+					if d <= 0 {
+						t.Errorf("%s: latency %v", name, d)
+						break
+					}
+				}
+			}
+			s, err := bench.Uncontended(ctx, h, side, 5)
+			check("uncontended", s, err, 5)
+			s, err = bench.PingPong(ctx, h, side, 4)
+			check("ping-pong", s, err, 4)
+			if s.Wall < s.Elapsed {
+				t.Errorf("ping-pong: wall %v shorter than the hand-offs %v", s.Wall, s.Elapsed)
+			}
+			s, err = bench.Contenders(ctx, h, side, 3, 10) // 4 each, rounded up
+			check("contenders", s, err, 12)
+			s, err = bench.Queue(ctx, h, side, 8)
+			check("queue", s, err, 8)
+			s, err = bench.Distinct(ctx, h, side, 9)
+			check("distinct", s, err, 9)
+		})
+	}
+	s, err := bench.RawCreateDelete(ctx, h, 20, 4)
+	if err != nil || s.Ops != 20 || len(s.Latencies) != 20 {
+		t.Errorf("raw: %+v, %v", s, err)
+	}
+}
+
+func TestIntegration_MeasureWaiters(t *testing.T) {
+	noLeaks(t)
+	ctx := testCtx(t)
+	h := newHarness(t)
+	for _, side := range bench.Sides() {
+		m, err := bench.MeasureWaiters(ctx, h, side, 500)
+		if err != nil {
+			t.Fatalf("%s: %v", side.Name(), err)
+		}
+		// Stacks are not checked: at this size the runtime's freeing of
+		// other goroutines' stacks can outweigh the waiters' own.
+		if m.Side != side.Name() || m.Waiters != 500 || m.HeapPerWaiter <= 0 || m.Enqueue <= 0 {
+			t.Errorf("%s: %+v", side.Name(), m)
+		}
+		// one goroutine per waiter, give or take the library's own
+		if m.GoroutinesPerWaiter < 0.9 || m.GoroutinesPerWaiter > 3 {
+			t.Errorf("%s: %.2f goroutines per waiter", side.Name(), m.GoroutinesPerWaiter)
+		}
+	}
+}
+
+// A harness cleans up everything it made.
+func TestIntegration_HarnessCleanup(t *testing.T) {
+	ctx := testCtx(t)
+	root := zktest.UniqueRoot(t)
+	h, err := bench.NewHarness(ctx, []string{zktest.Shared().Addr()}, root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bench.Distinct(ctx, h, bench.GoZookeeper(), 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := countNodes(t, root); n != 0 {
+		t.Errorf("%d znodes left under %s", n, root)
+	}
+}
+
+// countNodes returns how many znodes lie below p.
+func countNodes(t *testing.T, p string) int {
+	t.Helper()
+	conn, _, err := zk.Connect([]string{zktest.Shared().Addr()}, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var count func(p string) int
+	count = func(p string) int {
+		kids, _, err := conn.Children(p)
+		if errors.Is(err, zk.ErrNoNode) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(kids)
+		for _, k := range kids {
+			n += count(p + "/" + k)
+		}
+		return n
+	}
+	return count(p)
+}

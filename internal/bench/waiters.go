@@ -1,0 +1,158 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// WaiterMemory is what n waiting locks on one session cost the waiting
+// process.
+type WaiterMemory struct {
+	Side    string `json:"side"`
+	Waiters int    `json:"waiters"`
+	// HeapPerWaiter is the growth of the live heap (HeapAlloc after a
+	// garbage collection) divided by Waiters, in bytes.
+	HeapPerWaiter float64 `json:"heap_bytes_per_waiter"`
+	// StackPerWaiter is the growth of goroutine stacks (StackInuse)
+	// divided by Waiters, in bytes.
+	StackPerWaiter float64 `json:"stack_bytes_per_waiter"`
+	// GoroutinesPerWaiter is the growth of the goroutine count divided by
+	// Waiters (1 is the caller's own goroutine).
+	GoroutinesPerWaiter float64 `json:"goroutines_per_waiter"`
+	// Enqueue is how long it took until every waiter was queued with its
+	// watch set.
+	Enqueue Duration `json:"enqueue"`
+}
+
+type memSnapshot struct {
+	heap, stack uint64
+	goroutines  int
+}
+
+func memNow() memSnapshot {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return memSnapshot{heap: m.HeapAlloc, stack: m.StackInuse, goroutines: runtime.NumGoroutine()}
+}
+
+// MeasureWaiters measures the memory of n waiting locks: a holder session
+// of side holds n distinct resources; then n goroutines on one other
+// session of side each wait for one of them. The growth of the live heap
+// and of goroutine stacks between the idle waiting session and the moment
+// every waiter is queued (its node exists, its watch is set) is divided by
+// n. Both sessions live in this process, but the holder's share is the same
+// before and after.
+func MeasureWaiters(ctx context.Context, h *Harness, side Side, n int) (WaiterMemory, error) {
+	h.stopTimer()
+	defer h.startTimer()
+	root := h.newRoot("waiters")
+	defer h.cleanup(root)
+	res := resources("w", n)
+	if err := side.prepare(h, root, res); err != nil {
+		return WaiterMemory{}, err
+	}
+	holder, err := side.open(ctx, h, root)
+	if err != nil {
+		return WaiterMemory{}, err
+	}
+	defer holder.close()
+	if err := parallel(n, 256, func(i int) error {
+		_, err := holder.lock(ctx, res[i])
+		return err
+	}); err != nil {
+		return WaiterMemory{}, fmt.Errorf("bench: holding %d locks: %w", n, err)
+	}
+	waiters, err := side.open(ctx, h, root)
+	if err != nil {
+		return WaiterMemory{}, err
+	}
+	defer waiters.close()
+
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan error, n)
+	baseNodes := h.znodeCount()
+	baseWatches := h.baseWatches()
+	before := memNow()
+	start := time.Now()
+	for i := range n {
+		go func() {
+			_, err := waiters.lock(wctx, res[i])
+			results <- err
+		}()
+	}
+	teardown := func() error {
+		waiters.close()
+		cancel()
+		var unexpected error
+		for range n {
+			if err := <-results; err == nil {
+				unexpected = fmt.Errorf("bench: a waiter acquired a lock held by another session")
+			}
+		}
+		return unexpected
+	}
+	if err := h.waitNodes(ctx, side, root, res, baseNodes, int64(n)); err != nil {
+		_ = teardown()
+		return WaiterMemory{}, err
+	}
+	if err := h.settle(ctx, baseWatches, int64(n*side.watches)); err != nil {
+		_ = teardown()
+		return WaiterMemory{}, err
+	}
+	enqueue := time.Since(start)
+	after := memNow()
+	if err := teardown(); err != nil {
+		return WaiterMemory{}, err
+	}
+	per := func(a, b uint64) float64 { return (float64(a) - float64(b)) / float64(n) }
+	return WaiterMemory{
+		Side:                side.name,
+		Waiters:             n,
+		HeapPerWaiter:       per(after.heap, before.heap),
+		StackPerWaiter:      per(after.stack, before.stack),
+		GoroutinesPerWaiter: float64(after.goroutines-before.goroutines) / float64(n),
+		Enqueue:             Duration(enqueue),
+	}, nil
+}
+
+// znodeCount returns the first server's znode count, or -1 without mntr.
+func (h *Harness) znodeCount() int64 {
+	m, err := mntr(h.servers[0])
+	if err != nil {
+		return -1
+	}
+	return m["zk_znode_count"]
+}
+
+// waitNodes waits until want more znodes exist than base; without mntr it
+// checks that every resource's queue has two nodes.
+func (h *Harness) waitNodes(ctx context.Context, side Side, root string, res []string, base, want int64) error {
+	for {
+		if base >= 0 {
+			if n := h.znodeCount(); n >= 0 && n-base >= want {
+				return nil
+			}
+		} else {
+			var missing atomic.Int64
+			_ = parallel(len(res), 64, func(i int) error {
+				kids, _, err := h.admin.Children(side.queuePath(root, res[i]))
+				if err != nil || len(kids) < 2 {
+					missing.Add(1)
+				}
+				return nil
+			})
+			if missing.Load() == 0 {
+				return nil
+			}
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
