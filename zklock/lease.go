@@ -73,6 +73,19 @@ func newLeaseState(owner releaser, id uint64, resource string, mode Mode) *lease
 // addHold adds a held node to the lease. It reports false, adding nothing,
 // when the lease has already ended (a multi-resource lease lost a part
 // while waiting for the next one); the caller must then let go of the node.
+// beginAcquire starts an acquire for owner: the lease state, the Started
+// event, and the context bounded by MaxWait (cancel must be called).
+func beginAcquire(ctx context.Context, owner releaser, name string, cfg acquireConfig) (st *leaseState, start time.Time, wctx context.Context, cancel context.CancelFunc) {
+	st = newLeaseState(owner, nextID(), name, cfg.mode)
+	start = time.Now()
+	owner.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: name, Mode: cfg.mode, Time: start})
+	wctx, cancel = ctx, func() {}
+	if cfg.maxWait > 0 {
+		wctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, ErrWaitTimeout)
+	}
+	return st, start, wctx, cancel
+}
+
 func (st *leaseState) addHold(h *hold) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()

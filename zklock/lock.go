@@ -141,15 +141,8 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	if len(data) > MaxValueLen {
 		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrValueTooLarge, len(data), MaxValueLen)
 	}
-	st := newLeaseState(c, nextID(), name, cfg.mode)
-	start := time.Now()
-	c.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: name, Mode: cfg.mode, Time: start})
-	wctx := ctx
-	if cfg.maxWait > 0 {
-		var cancel context.CancelFunc
-		wctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, ErrWaitTimeout)
-		defer cancel()
-	}
+	st, start, wctx, cancel := beginAcquire(ctx, c, name, cfg)
+	defer cancel()
 	for _, t := range ts {
 		w := &waiter{c: c, st: st, target: t, cfg: cfg, data: data}
 		if err := w.wait(wctx); err != nil {

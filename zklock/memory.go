@@ -81,15 +81,8 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 		return l, err
 	}
 	name := strings.Join(resources, ",")
-	st := newLeaseState(m, nextID(), name, cfg.mode)
-	start := time.Now()
-	m.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: name, Mode: cfg.mode, Time: start})
-	wctx := ctx
-	if cfg.maxWait > 0 {
-		var cancel context.CancelFunc
-		wctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, ErrWaitTimeout)
-		defer cancel()
-	}
+	st, start, wctx, cancel := beginAcquire(ctx, m, name, cfg)
+	defer cancel()
 	for _, k := range keys {
 		if err := m.wait(wctx, st, k, cfg); err != nil {
 			st.abandon()

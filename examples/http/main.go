@@ -26,8 +26,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/zklockkit/zklockkit/zklock"
-	"github.com/zklockkit/zklockkit/zktest"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 )
 
 func main() {
@@ -48,7 +47,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 
-	dsn, closeZK, err := zookeeper(os.Stdout)
+	dsn, closeZK, err := zkenv.ServersOrStart(os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -63,23 +62,6 @@ func main() {
 	if !results[len(results)-1].consistent() {
 		os.Exit(1)
 	}
-}
-
-// zookeeper returns the connection string from ZKLOCK_SERVERS, or starts a
-// throwaway server.
-func zookeeper(w io.Writer) (dsn string, closeFn func(), err error) {
-	if dsn := os.Getenv(zklock.EnvServers); dsn != "" {
-		return dsn, func() {}, nil
-	}
-	if err := zktest.Installed(); err != nil {
-		return "", nil, fmt.Errorf("%s is not set and no ZooKeeper can be started here: %w", zklock.EnvServers, err)
-	}
-	srv, err := zktest.StartServer(zktest.WithForceSync(false))
-	if err != nil {
-		return "", nil, err
-	}
-	fmt.Fprintf(w, "started a throwaway ZooKeeper on %s (set %s to use your own)\n\n", srv.Addr(), zklock.EnvServers)
-	return srv.Addr(), func() { srv.Close() }, nil
 }
 
 // run starts the replicas and sends the same burst of withdrawals to the

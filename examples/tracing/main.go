@@ -3,7 +3,7 @@
 // recorded spans are printed as a tree (or, with -json, as the
 // OpenTelemetry stdout exporter writes them).
 //
-// It connects to $ZKLOCK_SERVERS (default 127.0.0.1:2181):
+// It connects to $ZKLOCK_SERVERS, or starts a throwaway local ZooKeeper:
 //
 //	ZKLOCK_SERVERS=127.0.0.1:2181 go run ./examples/tracing
 package main
@@ -12,6 +12,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"io"
 	"log"
 	"os"
@@ -37,7 +38,14 @@ func main() {
 	log.SetFlags(0)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := run(ctx, os.Stdout, zklock.ServersFromEnv(), *resource, *workers, *work, *asJSON); err != nil {
+	servers, stop, err := zkenv.ServersOrStart(os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	err = run(ctx, os.Stdout, servers, *resource, *workers, *work, *asJSON)
+	stop()
+	if err != nil {
 		log.Fatal(err)
 	}
 }
