@@ -25,10 +25,11 @@ type Client struct {
 	log   *slog.Logger
 	owner []byte // default node data: JSON Owner
 
-	bg       context.Context // cancelled by Close; background cleanup uses it
-	bgCancel context.CancelFunc
-	wg       sync.WaitGroup
-	wake     chan struct{} // nudges the loss watchdog
+	bg        context.Context // cancelled by Close; background cleanup uses it
+	bgCancel  context.CancelFunc
+	wg        sync.WaitGroup
+	wake      chan struct{} // nudges the loss watchdog
+	watchIdle atomic.Bool   // the watchdog sleeps until nudged
 
 	mu        sync.Mutex
 	sessionID int64
@@ -350,7 +351,13 @@ func (c *Client) dropSessionLocked(sid int64) []*leaseState {
 	return lost
 }
 
+// kick wakes the loss watchdog when it sleeps with nothing to watch (after
+// a deadline passed with no lease held); otherwise it wakes by itself at the
+// next deadline, so acquires and releases need not wake it.
 func (c *Client) kick() {
+	if !c.watchIdle.Load() {
+		return
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -390,6 +397,7 @@ func (c *Client) watchdog() {
 			// alive first, see waiter.hold), then sleep until nudged.
 			c.loseUnverified()
 			d = time.Hour
+			c.watchIdle.Store(true)
 		}
 		timer.Reset(d)
 		select {
@@ -398,6 +406,7 @@ func (c *Client) watchdog() {
 		case <-c.wake:
 		case <-timer.C:
 		}
+		c.watchIdle.Store(false)
 		if !timer.Stop() {
 			select {
 			case <-timer.C:

@@ -175,13 +175,14 @@ type waiter struct {
 	cfg    acquireConfig
 	data   []byte
 
-	sid   int64
-	path  string
-	name  string
-	entry *nodeEntry
-	token int64
-	pos   int
-	seen  bool // an enqueue event was reported
+	sid    int64
+	path   string
+	name   string
+	entry  *nodeEntry
+	token  int64
+	pos    int
+	seen   bool     // an enqueue event was reported
+	listed []string // the queue as listed right after our create, if it was
 	// lazyWatch: held at once with no watch on our node yet; it is set
 	// after the client's node watch delay (see WithNodeWatchDelay).
 	lazyWatch bool
@@ -223,11 +224,12 @@ func (w *waiter) create(ctx context.Context) error {
 		}
 	}()
 	for {
-		path, err := c.createNode(ctx, prefix, w.data, w.target.parent, id, w.sid)
+		path, names, err := c.createNode(ctx, prefix, w.data, w.target.parent, id, w.sid)
 		switch {
 		case err == nil:
 			w.register(path)
 			w.token = c.live.takeCreated(prefix)
+			w.listed = names
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
 			if err := c.ensureQueue(ctx, w.target.parent, w.queueData()); err != nil {
@@ -278,17 +280,26 @@ func (w *waiter) register(path string) {
 
 // createNode runs one create. If ctx ends while it is in flight, whatever
 // it creates is deleted in the background.
-func (c *Client) createNode(ctx context.Context, prefix string, data []byte, parent, id string, sid int64) (string, error) {
+func (c *Client) createNode(ctx context.Context, prefix string, data []byte, parent, id string, sid int64) (string, []string, error) {
 	type result struct {
-		path string
-		err  error
+		path  string
+		err   error
+		names []string // the queue listed right after the create, if it could be
 	}
 	ch := make(chan result, 1)
 	abandoned := make(chan struct{})
 	go func() {
 		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
+		r := result{path: p, err: err}
+		if err == nil {
+			// List the queue on the same goroutine: the server answers
+			// in order, and the acquire saves a hand-off.
+			if names, _, lerr := c.conn.Children(parent); lerr == nil {
+				r.names = names
+			}
+		}
 		select {
-		case ch <- result{p, err}:
+		case ch <- r:
 		default:
 		}
 		select {
@@ -304,7 +315,7 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 	}()
 	select {
 	case r := <-ch:
-		return r.path, r.err
+		return r.path, r.names, r.err
 	case <-ctx.Done():
 		close(abandoned)
 		// The create may have finished in the meantime: then clean up here.
@@ -315,7 +326,7 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 			}
 		default:
 		}
-		return "", ctxErr(ctx)
+		return "", nil, ctxErr(ctx)
 	}
 }
 
@@ -403,7 +414,14 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 		err  error
 	}
 	for {
-		kids, lerr := w.list(ctx)
+		var kids []child
+		var lerr error
+		if w.listed != nil {
+			kids, _ = sortChildren(w.listed) // unknown names are reported by list
+			w.listed = nil
+		} else {
+			kids, lerr = w.list(ctx)
+		}
 		if lerr == nil && w.token != 0 && w.heldIn(kids) {
 			// Held at once, token from the create reply: the watch on our
 			// node is set later, if the hold outlives the watch delay.
