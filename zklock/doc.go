@@ -26,6 +26,17 @@
 // "__lock__"/"__rlock__" names are understood, so Java and Python services
 // can share locks.
 //
+// # Fencing tokens and lost nodes
+//
+// A lease's token is its node's czxid, taken from the create reply itself
+// (go-zookeeper drops it; the client reads it off the wire), so an
+// uncontended acquire costs the same three requests as go-zookeeper's
+// zk.Lock: create, list, delete. A held lease watches its own node and is
+// lost at once if someone else deletes it; a lease granted with no one
+// ahead sets that watch only once it has been held for WithNodeWatchDelay
+// (10ms by default), which keeps the watch's read and notification off
+// short critical sections.
+//
 // # Safety
 //
 // A lease is lost (Done closed, Err a *LostError, Lease.Context cancelled)
