@@ -221,8 +221,10 @@ func TestIntegration_MeasureWaiters(t *testing.T) {
 		if m.Side != side.Name() || m.Waiters != 500 || m.HeapPerWaiter <= 0 || m.Enqueue <= 0 {
 			t.Errorf("%s: %+v", side.Name(), m)
 		}
-		// one goroutine per waiter, give or take the library's own
-		if m.GoroutinesPerWaiter < 0.9 || m.GoroutinesPerWaiter > 3 {
+		// About one goroutine per waiter. The baseline may include
+		// goroutines of earlier work that end meanwhile (a client's
+		// background clean-ups), so only the order of magnitude is checked.
+		if m.GoroutinesPerWaiter < 0.5 || m.GoroutinesPerWaiter > 3 {
 			t.Errorf("%s: %.2f goroutines per waiter", side.Name(), m.GoroutinesPerWaiter)
 		}
 	}
