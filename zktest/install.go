@@ -10,7 +10,10 @@ import (
 const (
 	zookeeperJar = "/usr/share/java/zookeeper.jar"
 	slf4jJar     = "/usr/share/java/slf4j-simple.jar"
-	classPath    = zookeeperJar + ":" + slf4jJar
+	// The Netty connection factory (TLS, StartTLSServer) also needs these,
+	// which Debian's zookeeper.jar manifest does not list.
+	nettyJars = "/usr/share/java/netty-codec.jar:/usr/share/java/netty-resolver.jar:/usr/share/java/netty-transport-native-unix-common.jar"
+	classPath = zookeeperJar + ":" + slf4jJar + ":" + nettyJars
 )
 
 // ErrNotInstalled is returned (wrapped) when java or the ZooKeeper jars in

@@ -1,0 +1,295 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// Run runs a campaign: it starts a 3-node ensemble and the workers,
+// injects faults until the targets are reached (or MaxDuration passes),
+// heals everything, lets the workers wind down, looks for orphan lock
+// nodes, stops the workers and checks the history. The report is also
+// written to Dir (report.json, report.txt). Run returns an error only when
+// the campaign could not be run; violations and missed targets are in the
+// report (Report.Pass).
+//
+// The workers are this very binary, re-executed: its main (or TestMain)
+// must call RunWorkerIfChild first.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg = cfg.withDefaults()
+	if err := zktest.Installed(); err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	dir := cfg.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "zklock-chaos-"); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	progress := func(format string, args ...any) {
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "%s chaos: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+		}
+	}
+	started := time.Now()
+	progress("starting a 3-node ensemble (tickTime %v) in %s", cfg.TickTime, dir)
+	ens, err := zktest.StartEnsemble(3, zktest.WithTickTime(cfg.TickTime), zktest.WithDir(filepath.Join(dir, "zk")),
+		zktest.WithForceSync(false))
+	if err != nil {
+		return nil, err
+	}
+	defer ens.Close()
+	h, err := newHub(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
+	root := fmt.Sprintf("/zklock-chaos-%08x", rng.Uint32())
+	base := workerSpec{
+		Hub: h.Addr(), Root: root, SessionTimeout: cfg.SessionTimeout, AcquireTimeout: 3 * cfg.SessionTimeout,
+		HangGrace: cfg.HangGrace, Steps: cfg.Steps, Work: cfg.Work, LongPercent: cfg.LongPercent, Seed: cfg.Seed,
+	}
+	for i := range cfg.Resources {
+		base.Resources = append(base.Resources, fmt.Sprintf("res-%d", i))
+	}
+	fl, err := newFleet(exe, dir, base, h, ens.Addrs(), cfg.Workers)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.closeProxies()
+	rec := cfg
+	rec.Progress = nil
+	cfgJSON, _ := json.Marshal(rec)
+	h.record(Event{Kind: EvNote, Detail: "campaign " + string(cfgJSON)})
+	if err := fl.start(); err != nil {
+		fl.stop(5 * time.Second)
+		return nil, err
+	}
+	defer fl.stop(10 * time.Second)
+	if err := waitStarted(h, cfg.Workers, time.Minute); err != nil {
+		return nil, err
+	}
+	progress("%d workers up; injecting faults", cfg.Workers)
+
+	// Fault phase.
+	nem := &nemesis{session: cfg.SessionTimeout, fl: fl, ens: ens, hub: h, counts: map[FaultKind]int{}}
+	var procKinds, serverKinds []FaultKind
+	for _, k := range cfg.Faults {
+		if k.Server() {
+			serverKinds = append(serverKinds, k)
+		} else {
+			procKinds = append(procKinds, k)
+		}
+	}
+	nctx, stopNemesis := context.WithCancel(ctx)
+	var lanes sync.WaitGroup
+	for i, ks := range [][]FaultKind{procKinds, serverKinds} {
+		if len(ks) == 0 {
+			continue
+		}
+		lanes.Add(1)
+		go func() {
+			defer lanes.Done()
+			nem.lane(nctx, ks, rand.New(rand.NewPCG(cfg.Seed, uint64(i+1))))
+		}()
+	}
+	deadline := started.Add(cfg.MaxDuration)
+	tick := time.NewTicker(time.Second)
+	lastReport := time.Now()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-tick.C:
+			met := h.acquisitions() >= cfg.Acquisitions
+			for _, k := range cfg.Faults {
+				met = met && nem.count(k) >= cfg.FaultsPerKind
+			}
+			if met || time.Now().After(deadline) {
+				done = true
+			}
+			if time.Since(lastReport) >= 10*time.Second {
+				lastReport = time.Now()
+				progress("%s: %d acquisitions, faults %v", time.Since(started).Round(time.Second), h.acquisitions(), nem.snapshot())
+			}
+		}
+	}
+	tick.Stop()
+	stopNemesis()
+	lanes.Wait()
+
+	// Wind down: heal, let every worker finish, look for leftovers.
+	progress("healing and winding down")
+	fl.heal()
+	for _, s := range ens.Servers {
+		if !s.Running() {
+			_ = startWithRetry(s)
+		}
+	}
+	if err := ens.WaitForQuorum(time.Minute); err != nil {
+		h.record(Event{Kind: EvNote, Detail: "no quorum at wind-down: " + err.Error()})
+	}
+	for _, p := range fl.quiesce(base.AcquireTimeout + 2*cfg.SessionTimeout + 30*time.Second) {
+		h.record(Event{Kind: EvNote, Proc: p, Outcome: VNotQuiesced, Detail: fmt.Sprintf("worker proc %d did not quiesce", p)})
+	}
+	for _, o := range findOrphans(ens.Addrs(), root, h.quiesced(), 2*cfg.SessionTimeout+5*time.Second) {
+		h.record(o)
+	}
+	fl.stop(15 * time.Second)
+	h.record(Event{Kind: EvNote, Detail: "campaign end"})
+
+	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
+	rep.Campaign, rep.Workers, rep.Resources = cfg.Name, cfg.Workers, cfg.Resources
+	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
+	rep.DurationSec = time.Since(started).Seconds()
+	rep.Seed, rep.Dir = cfg.Seed, dir
+	rep.setTargets(cfg.Acquisitions, cfg.FaultsPerKind, cfg.Faults)
+	if err := writeReport(dir, rep); err != nil {
+		return rep, err
+	}
+	progress("done in %s: pass=%t", time.Since(started).Round(time.Second), rep.Pass)
+	return rep, nil
+}
+
+func (n *nemesis) snapshot() map[FaultKind]int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	m := make(map[FaultKind]int, len(n.counts))
+	for k, v := range n.counts {
+		m[k] = v
+	}
+	return m
+}
+
+// waitStarted waits until n workers have reported start.
+func waitStarted(h *hub, n int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		started := 0
+		for _, e := range h.history() {
+			if e.Kind == EvStart {
+				started++
+			}
+		}
+		if started >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("chaos: only %d of %d workers connected after %v (see worker-*.log)", started, n, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// findOrphans lists the lock nodes left under root once every worker has
+// quiesced. A node may linger for a moment (a background delete, or the
+// session of a killed worker not yet expired): it counts as an orphan only
+// if it is still there after wait.
+func findOrphans(addrs []string, root string, live map[int]int64, wait time.Duration) []Event {
+	conn, _, err := zk.Connect(addrs, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	if err != nil {
+		return []Event{{Kind: EvOrphan, Target: root, Detail: "cannot check: " + err.Error()}}
+	}
+	defer conn.Close()
+	owner := map[int64]int{}
+	for p, s := range live {
+		owner[s] = p
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		nodes, err := lockNodes(conn, root)
+		if err == nil && len(nodes) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				return []Event{{Kind: EvOrphan, Target: root, Detail: "cannot list: " + err.Error()}}
+			}
+			var out []Event
+			for _, p := range slices.Sorted(maps.Keys(nodes)) {
+				s := nodes[p]
+				detail := "owner session is no live worker's"
+				if proc, ok := owner[s]; ok {
+					detail = fmt.Sprintf("owner is live worker proc %d", proc)
+				}
+				out = append(out, Event{Kind: EvOrphan, Target: p, Session: s, Proc: owner[s], Detail: detail})
+			}
+			return out
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// lockNodes returns every child of every queue under root, with its
+// ephemeral owner.
+func lockNodes(conn *zk.Conn, root string) (map[string]int64, error) {
+	queues, _, err := conn.Children(root)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, q := range queues {
+		kids, _, err := conn.Children(root + "/" + q)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range kids {
+			p := root + "/" + q + "/" + k
+			ok, st, err := conn.Exists(p)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out[p] = st.EphemeralOwner
+			}
+		}
+	}
+	return out, nil
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// writeReport writes report.json and report.txt (tables and violations).
+func writeReport(dir string, r *Report) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), b, 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "report.txt"))
+	if err != nil {
+		return err
+	}
+	r.WriteTable(f)
+	r.WriteViolations(f)
+	return f.Close()
+}

@@ -1,0 +1,55 @@
+package chaos_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/zklockkit/zklockkit/internal/chaos"
+)
+
+// TestIntegration_ChaosSmoke runs a small campaign (every fault kind at
+// least three times, at least 200 acquisitions; about two minutes) so
+// that go test ./... covers the whole machine: ensemble, worker processes,
+// nemesis, fenced store and checker. `make chaos` and CI run the full short
+// campaign with cmd/zklock-chaos. ZKLOCK_CHAOS_MODE=short (or long) runs
+// that one here instead.
+func TestIntegration_ChaosSmoke(t *testing.T) {
+	mode := os.Getenv("ZKLOCK_CHAOS_MODE")
+	if mode == "" {
+		mode = "smoke"
+	}
+	cfg, err := chaos.Preset(mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kept when the campaign fails, for its history and worker logs.
+	dir, err := os.MkdirTemp("", "zklock-chaos-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Dir = dir
+	if testing.Verbose() {
+		cfg.Progress = os.Stderr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.MaxDuration+5*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("%v (campaign directory %s)", err, dir)
+	}
+	var b bytes.Buffer
+	rep.WriteTable(&b)
+	t.Logf("\n%s", b.String())
+	if !rep.Pass {
+		b.Reset()
+		rep.WriteViolations(&b)
+		t.Fatalf("campaign failed (missed targets: %v); history kept in %s%s", rep.Targets.Missed, dir, b.String())
+	}
+	os.RemoveAll(dir)
+	if rep.Acquisitions < cfg.Acquisitions || rep.Stale.RejectedPaused == 0 {
+		t.Fatalf("acquisitions %d, stale writes of paused holders refused %d", rep.Acquisitions, rep.Stale.RejectedPaused)
+	}
+}

@@ -1,0 +1,495 @@
+package chaos
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Params tells the checker what the campaign promised.
+type Params struct {
+	// SessionTimeout is the negotiated session timeout: a loss is
+	// attributed to a fault that began before it and ended at most two
+	// session timeouts earlier.
+	SessionTimeout time.Duration
+	// HangGrace is how long past its deadline an acquire may return
+	// before it counts as hung.
+	HangGrace time.Duration
+}
+
+// Violation kinds. Any of them fails a campaign.
+const (
+	VOverlap          = "overlapping-accepted-writes" // two leases' accepted writes interleave in the store
+	VDoubleGrant      = "double-grant"                // a lease was granted while the previous holder neither released, lost nor died
+	VLateLoss         = "late-loss-signal"            // a holder was told of its loss after the next holder acquired (not a pause)
+	VGoodStanding     = "rejected-in-good-standing"   // a holder neither paused nor told of loss was fenced off
+	VOrphan           = "orphan-node"                 // a lock znode left after the run
+	VHung             = "hung-acquire"                // an acquire returned long after its deadline
+	VCrash            = "worker-crash"                // a worker exited on its own
+	VNotQuiesced      = "not-quiesced"                // a worker did not wind down in time
+	VTokenRegression  = "token-regression"            // the store accepted a smaller token (store bug)
+	maxSliceEvents    = 120
+	sliceContextNanos = int64(time.Second)
+)
+
+// Violation is one safety or liveness failure, with the slice of history
+// that shows it.
+type Violation struct {
+	Kind     string  `json:"kind"`
+	Resource string  `json:"resource,omitempty"`
+	Detail   string  `json:"detail"`
+	Slice    []Event `json:"slice"`
+}
+
+type leaseKey struct {
+	proc int
+	op   int64
+}
+
+func (k leaseKey) String() string { return fmt.Sprintf("proc %d op %d", k.proc, k.op) }
+
+type leaseRec struct {
+	key      leaseKey
+	resource string
+	token    int64
+	session  int64
+	acquired int64
+	lost     int64
+	lostWhy  string
+	release  int64
+	// releaseLost: Release returned the lease's loss, so the loss came
+	// first even if the worker saw Done fire only after calling Release.
+	releaseLost bool
+	died        int64
+	writes      []Event
+}
+
+// end returns when the holder stopped holding in its own eyes (released,
+// told of loss, or died) and how; 0 and "open" if never.
+func (l *leaseRec) end() (int64, string) {
+	t, how := int64(0), "open"
+	release := l.release
+	if l.releaseLost && l.lost != 0 {
+		release = 0
+	}
+	for _, c := range []struct {
+		t   int64
+		how string
+	}{{l.lost, "lost"}, {release, "release"}, {l.died, "died"}} {
+		if c.t != 0 && (t == 0 || c.t < t) {
+			t, how = c.t, c.how
+		}
+	}
+	return t, how
+}
+
+type faultRec struct {
+	id         int
+	kind       FaultKind
+	proc       int
+	start, end int64
+}
+
+type checker struct {
+	p      Params
+	evs    []Event
+	leases map[leaseKey]*leaseRec
+	byRes  map[string][]*leaseRec
+	faults []*faultRec
+	pauses map[int][]*faultRec
+	// sessions: per process, the events that name its session (acquired,
+	// quiesced), in order
+	sessions map[int][]Event
+	lastT    int64
+	rep      *Report
+}
+
+// Check reads a campaign's history and reports what happened and every
+// violation. It is a pure function of the history.
+func Check(events []Event, p Params) *Report {
+	evs := slices.Clone(events)
+	slices.SortFunc(evs, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	c := &checker{p: p, evs: evs, leases: map[leaseKey]*leaseRec{}, byRes: map[string][]*leaseRec{},
+		pauses: map[int][]*faultRec{}, sessions: map[int][]Event{}, rep: newReport()}
+	c.index()
+	c.checkWrites()
+	c.checkHandOffs()
+	c.checkAcquires()
+	c.checkMisc()
+	c.rep.finish()
+	return c.rep
+}
+
+func (c *checker) index() {
+	r := c.rep
+	faults := map[int]*faultRec{}
+	died := map[int]int64{}
+	for _, e := range c.evs {
+		c.lastT = max(c.lastT, e.T)
+		k := leaseKey{e.Proc, e.Op}
+		switch e.Kind {
+		case EvAcquire:
+			r.AcquireAttempts++
+		case EvAcquired:
+			r.Acquisitions++
+			l := &leaseRec{key: k, resource: e.Resource, token: e.Token, session: e.Session, acquired: e.T}
+			c.sessions[e.Proc] = append(c.sessions[e.Proc], e)
+			c.leases[k] = l
+			c.byRes[e.Resource] = append(c.byRes[e.Resource], l)
+		case EvAcquireFailed:
+			r.AcquireFailures[e.Outcome]++
+			if e.Outcome == "error" {
+				r.AcquireErrors[trimErr(e.Err)]++
+			}
+		case EvLost:
+			if l := c.leases[k]; l != nil && l.lost == 0 {
+				l.lost = e.T
+				l.lostWhy = lossReason(e.Err)
+				r.Losses[l.lostWhy]++
+			}
+		case EvRelease:
+			if l := c.leases[k]; l != nil {
+				l.release = e.T
+			}
+		case EvReleased:
+			r.Releases[e.Outcome]++
+			if l := c.leases[k]; l != nil && e.Outcome == "lost" {
+				l.releaseLost = true
+			}
+		case EvQuiesced:
+			c.sessions[e.Proc] = append(c.sessions[e.Proc], e)
+		case EvDied:
+			died[e.Proc] = e.T
+		case EvFault:
+			f := &faultRec{id: e.FaultID, kind: FaultKind(e.Fault), proc: e.Proc, start: e.T}
+			faults[e.FaultID] = f
+			c.faults = append(c.faults, f)
+			r.Faults[e.Fault]++
+			if f.kind == FaultPause {
+				c.pauses[e.Proc] = append(c.pauses[e.Proc], f)
+			}
+		case EvHeal:
+			if f := faults[e.FaultID]; f != nil {
+				f.end = e.T
+			}
+		}
+	}
+	for _, f := range c.faults {
+		if f.end == 0 {
+			f.end = c.lastT
+		}
+	}
+	for _, l := range c.leases {
+		if t, ok := died[l.key.proc]; ok && t >= l.acquired {
+			l.died = t
+			if l.lost == 0 && l.release == 0 {
+				r.Losses["killed"]++
+			}
+		}
+	}
+	for _, e := range c.evs {
+		if e.Kind == EvWrite {
+			if l := c.leases[leaseKey{e.Proc, e.Op}]; l != nil {
+				l.writes = append(l.writes, e)
+			}
+		}
+	}
+	for res := range c.byRes {
+		slices.SortFunc(c.byRes[res], func(a, b *leaseRec) int { return cmp.Compare(a.token, b.token) })
+	}
+}
+
+// pausedDuring reports whether proc was stopped at any time in [from, to].
+func (c *checker) pausedDuring(proc int, from, to int64) bool {
+	for _, f := range c.pauses[proc] {
+		if f.start <= to && f.end >= from {
+			return true
+		}
+	}
+	return false
+}
+
+// checkWrites verifies, per resource, that accepted writes of different
+// leases never interleave in the store's order (what fencing promises) and
+// classifies every write the store refused.
+func (c *checker) checkWrites() {
+	r := c.rep
+	type state struct {
+		cur    leaseKey
+		curTok int64
+		done   map[leaseKey]bool
+	}
+	states := map[string]*state{}
+	for _, e := range c.evs {
+		if e.Kind != EvWrite {
+			continue
+		}
+		k := leaseKey{e.Proc, e.Op}
+		l := c.leases[k]
+		if !e.Accepted {
+			r.Writes.Rejected++
+			c.classifyStale(e, l)
+			continue
+		}
+		r.Writes.Accepted++
+		s := states[e.Resource]
+		if s == nil {
+			s = &state{done: map[leaseKey]bool{}}
+			states[e.Resource] = s
+		}
+		if s.cur != k {
+			if s.done[k] {
+				c.violation(VOverlap, e.Resource, fmt.Sprintf("%v (token %#x) wrote again after %v (token %#x) had written: their critical sections overlap and both writes were accepted",
+					k, e.Token, s.cur, s.curTok), e.T, e.T, k, s.cur)
+			}
+			if s.curTok != 0 && e.Token < s.curTok {
+				c.violation(VTokenRegression, e.Resource, fmt.Sprintf("store accepted token %#x after %#x", e.Token, s.curTok), e.T, e.T, k, s.cur)
+			}
+			if s.cur != (leaseKey{}) {
+				s.done[s.cur] = true
+			}
+			s.cur, s.curTok = k, e.Token
+		}
+		if l != nil {
+			if next := c.next(l); next != nil && e.T > next.acquired {
+				// Accepted although the next holder had acquired: it was
+				// ordered before all of the next holder's writes.
+				r.Stale.AcceptedBeforeNext++
+			}
+		}
+	}
+}
+
+// classifyStale explains a refused write: its writer had been paused, or
+// had already been told its lease was lost. Otherwise a holder in good
+// standing was fenced off: someone else held the lock at the same time.
+func (c *checker) classifyStale(e Event, l *leaseRec) {
+	r := c.rep
+	r.Stale.Rejected++
+	switch {
+	case l == nil:
+		c.violation(VGoodStanding, e.Resource, fmt.Sprintf("write of unknown lease %v refused", leaseKey{e.Proc, e.Op}), e.T, e.T)
+	case c.pausedDuring(l.key.proc, l.acquired, e.T):
+		// stopped at some point between its acquire and the store's
+		// receipt of the write (perhaps in the middle of sending it)
+		r.Stale.RejectedPaused++
+	case l.lost != 0 && l.lost <= e.Sent:
+		r.Stale.RejectedAfterLoss++
+	default:
+		c.violation(VGoodStanding, e.Resource, fmt.Sprintf("%v (token %#x) was neither paused nor told of loss, yet the store had seen token %#x",
+			l.key, e.Token, e.Max), l.acquired, e.T, l.key)
+	}
+}
+
+// next returns the lease granted after l on its resource.
+func (c *checker) next(l *leaseRec) *leaseRec {
+	ls := c.byRes[l.resource]
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].token > l.token })
+	if i < len(ls) {
+		return ls[i]
+	}
+	return nil
+}
+
+// checkHandOffs looks at every pair of consecutive leases of a resource:
+// the earlier holder must have stopped (released, been told of its loss, or
+// died) before the later one acquired. A holder paused at that moment (or
+// up to HangGrace before it) is excused, however its lease then ended: it
+// could not be told, and fencing must have refused its late writes.
+func (c *checker) checkHandOffs() {
+	r := c.rep
+	for res, ls := range c.byRes {
+		for i := 0; i+1 < len(ls); i++ {
+			a, b := ls[i], ls[i+1]
+			end, how := a.end()
+			switch how {
+			case "lost":
+				kind := c.attribute(a)
+				m := float64(b.acquired-a.lost) / 1e6
+				r.addMargin(kind, m, c.sessionSurvived(a))
+			case "died":
+				r.KillTakeover.add(float64(b.acquired-a.died) / 1e6)
+			}
+			if end != 0 && end <= b.acquired {
+				continue
+			}
+			if end == 0 {
+				end = c.lastT
+			}
+			switch {
+			case c.pausedDuring(a.key.proc, b.acquired-int64(c.p.HangGrace), end):
+				// Stopped when (or just before) the next holder came in: it
+				// could not be told, nor act. Fencing covers its writes.
+				r.PausedOverlaps++
+			case how == "lost":
+				c.violation(VLateLoss, res, fmt.Sprintf("%v (token %#x) was told of its loss %.1f ms after %v (token %#x) acquired",
+					a.key, a.token, float64(a.lost-b.acquired)/1e6, b.key, b.token), a.acquired, max(a.lost, b.acquired), a.key, b.key)
+			default:
+				c.violation(VDoubleGrant, res, fmt.Sprintf("%v (token %#x, %s) still held when %v (token %#x) acquired",
+					a.key, a.token, how, b.key, b.token), a.acquired, b.acquired, a.key, b.key)
+			}
+		}
+	}
+}
+
+// sessionSurvived reports whether the holder's session outlived the loss
+// of l: the client gave the lease up while its session was still alive,
+// then deleted the node itself (the process later shows the same session).
+func (c *checker) sessionSurvived(l *leaseRec) bool {
+	for _, e := range c.sessions[l.key.proc] {
+		if e.T > l.lost && e.Session == l.session && l.session != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// attribute names the fault a loss is blamed on: a fault on the holder's
+// own process or links first, else a server fault, active when the loss
+// was signalled or ended at most two session timeouts before.
+func (c *checker) attribute(l *leaseRec) string {
+	var own, server *faultRec
+	slack := 2 * int64(c.p.SessionTimeout)
+	for _, f := range c.faults {
+		if f.start > l.lost || f.end+slack < l.lost {
+			continue
+		}
+		switch {
+		case f.proc == l.key.proc && (own == nil || f.start > own.start):
+			own = f
+		case f.kind.Server() && (server == nil || f.start > server.start):
+			server = f
+		}
+	}
+	switch {
+	case own != nil:
+		return string(own.kind)
+	case server != nil:
+		return string(server.kind)
+	}
+	return "none"
+}
+
+// checkAcquires finds acquires that hung past their deadline.
+func (c *checker) checkAcquires() {
+	r := c.rep
+	grace := int64(c.p.HangGrace)
+	hung := map[leaseKey]bool{}
+	for _, e := range c.evs {
+		k := leaseKey{e.Proc, e.Op}
+		switch e.Kind {
+		case EvHung:
+			if !c.pausedDuring(e.Proc, e.Deadline-grace, e.T) && !hung[k] {
+				hung[k] = true
+				c.violation(VHung, e.Resource, fmt.Sprintf("%v had not returned %v after its deadline", k, c.p.HangGrace), e.Deadline-grace, e.T+grace, k)
+			}
+		case EvAcquired, EvAcquireFailed:
+			if e.Deadline == 0 || e.T <= e.Deadline || c.pausedDuring(e.Proc, e.Deadline-grace, e.T) {
+				continue
+			}
+			over := float64(e.T-e.Deadline) / 1e6
+			r.MaxAcquireOverrunMS = max(r.MaxAcquireOverrunMS, over)
+			if e.T-e.Deadline > grace && !hung[k] {
+				hung[k] = true
+				c.violation(VHung, e.Resource, fmt.Sprintf("%v returned %.0f ms after its deadline", k, over), e.Deadline-grace, e.T, k)
+			}
+		}
+	}
+	r.HungAcquires = len(hung)
+}
+
+func (c *checker) checkMisc() {
+	for _, e := range c.evs {
+		switch {
+		case e.Kind == EvOrphan:
+			c.rep.Orphans++
+			c.violation(VOrphan, "", fmt.Sprintf("%s left behind (%s)", e.Target, e.Detail), e.T, e.T)
+		case e.Kind == EvDied && e.Outcome == "crash":
+			c.rep.WorkerCrashes++
+			c.violation(VCrash, "", fmt.Sprintf("worker proc %d %s", e.Proc, e.Detail), e.T-10*sliceContextNanos, e.T, leaseKey{proc: e.Proc})
+		case e.Kind == EvExit && e.Outcome != "ok":
+			c.rep.WorkerCrashes++
+			c.violation(VCrash, "", fmt.Sprintf("worker proc %d gave up: %s", e.Proc, e.Err), e.T, e.T)
+		case e.Kind == EvNote && e.Outcome == VNotQuiesced:
+			c.violation(VNotQuiesced, "", e.Detail, e.T-10*sliceContextNanos, e.T, leaseKey{proc: e.Proc})
+		}
+	}
+}
+
+// violation records v with the history slice around [from, to]: events of
+// the resource, of the processes involved, and every fault.
+func (c *checker) violation(kind, res, detail string, from, to int64, keys ...leaseKey) {
+	procs := map[int]bool{}
+	for _, k := range keys {
+		procs[k.proc] = true
+	}
+	from, to = from-sliceContextNanos, to+sliceContextNanos
+	var slice []Event
+	for _, e := range c.evs {
+		if e.T < from || e.T > to {
+			continue
+		}
+		if (res != "" && e.Resource == res) || (e.Proc != 0 && procs[e.Proc]) || e.Kind == EvFault || e.Kind == EvHeal || e.Kind == EvOrphan {
+			slice = append(slice, e)
+		}
+	}
+	if len(slice) > maxSliceEvents {
+		// keep both ends: the lead-up and the outcome
+		slice = append(slice[:maxSliceEvents/2:maxSliceEvents/2], slice[len(slice)-maxSliceEvents/2:]...)
+	}
+	c.rep.Violations = append(c.rep.Violations, Violation{Kind: kind, Resource: res, Detail: detail, Slice: slice})
+}
+
+// lossReason extracts the reason from a *zklock.LostError message.
+func lossReason(msg string) string {
+	if i := strings.LastIndex(msg, "lost: "); i >= 0 {
+		return msg[i+len("lost: "):]
+	}
+	return "unknown"
+}
+
+func trimErr(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+// CheckHistoryFile re-checks a campaign's history.jsonl, taking the
+// campaign's configuration from the history itself.
+func CheckHistoryFile(path string) (*Report, error) {
+	evs, err := ReadHistoryFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg Config
+	found := false
+	var first, last int64
+	for _, e := range evs {
+		if first == 0 || e.T < first {
+			first = e.T
+		}
+		last = max(last, e.T)
+		if raw, ok := strings.CutPrefix(e.Detail, "campaign "); ok && e.Kind == EvNote && !found {
+			if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+				return nil, fmt.Errorf("chaos: campaign record in %s: %w", path, err)
+			}
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("chaos: %s has no campaign record", path)
+	}
+	cfg = cfg.withDefaults()
+	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
+	rep.Campaign, rep.Workers, rep.Resources = cfg.Name, cfg.Workers, cfg.Resources
+	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
+	rep.DurationSec = float64(last-first) / 1e9
+	rep.Seed = cfg.Seed
+	rep.setTargets(cfg.Acquisitions, cfg.FaultsPerKind, cfg.Faults)
+	return rep, nil
+}

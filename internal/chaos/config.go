@@ -1,0 +1,127 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Config describes a campaign. The zero value of a field takes the
+// default of the preset Short.
+type Config struct {
+	// Name labels the report ("short", "long", ...).
+	Name string
+	// Workers is the number of worker processes (default 6).
+	Workers int
+	// Resources is the number of resources they contend for (default 3).
+	Resources int
+	// Acquisitions is the minimum number of leases granted (default 1,000).
+	Acquisitions int
+	// FaultsPerKind is the minimum number of faults of each kind (default 5).
+	FaultsPerKind int
+	// MaxDuration bounds the fault phase: a campaign still short of its
+	// targets then stops and fails (default 4 minutes).
+	MaxDuration time.Duration
+	// TickTime is ZooKeeper's tickTime (default 500ms).
+	TickTime time.Duration
+	// SessionTimeout is the session timeout workers ask for (default 3s,
+	// within the ensemble's bounds of 2 to 20 ticks).
+	SessionTimeout time.Duration
+	// HangGrace is how long past its deadline an acquire may return before
+	// it counts as hung (default 2s: the machine may be loaded).
+	HangGrace time.Duration
+	// Steps and Work shape a critical section: after its first write, Steps
+	// times "check the lease, work for about Work, write" (default 3, 15ms).
+	Steps int
+	Work  time.Duration
+	// LongPercent is the share of leases held for about two session
+	// timeouts instead (default 3); process faults aim at those.
+	LongPercent int
+	// Faults are the kinds injected (default AllFaults).
+	Faults []FaultKind
+	// Seed seeds the nemesis and the workers (default: from the clock).
+	Seed uint64
+	// Dir receives history.jsonl, report.json, report.txt, worker logs and
+	// the servers' data (default: a new temporary directory, kept).
+	Dir string
+	// Progress, if set, receives a line of progress every few seconds.
+	Progress io.Writer `json:"-"`
+}
+
+// Short is the CI campaign: at least 1,000 acquisitions and 5 faults of
+// each kind, in about three minutes.
+func Short() Config {
+	return Config{Name: "short", Workers: 6, Resources: 3, Acquisitions: 1000, FaultsPerKind: 5, MaxDuration: 4 * time.Minute}
+}
+
+// Long is the release campaign: at least 20,000 acquisitions and 50 faults
+// of each kind.
+func Long() Config {
+	return Config{Name: "long", Workers: 8, Resources: 4, Acquisitions: 20000, FaultsPerKind: 50, MaxDuration: 3 * time.Hour}
+}
+
+// Smoke is a small campaign for go test: every fault kind three times, at
+// least 200 acquisitions, in about two minutes.
+func Smoke() Config {
+	return Config{Name: "smoke", Workers: 4, Resources: 2, Acquisitions: 200, FaultsPerKind: 3, MaxDuration: 4 * time.Minute}
+}
+
+// Preset returns the named configuration: "short", "long" or "smoke".
+func Preset(name string) (Config, error) {
+	switch name {
+	case "short":
+		return Short(), nil
+	case "long":
+		return Long(), nil
+	case "smoke":
+		return Smoke(), nil
+	}
+	return Config{}, fmt.Errorf("chaos: unknown campaign %q (want short, long or smoke)", name)
+}
+
+func (c Config) withDefaults() Config {
+	d := Short()
+	if c.Name == "" {
+		c.Name = "custom"
+	}
+	if c.Workers <= 0 {
+		c.Workers = d.Workers
+	}
+	if c.Resources <= 0 {
+		c.Resources = d.Resources
+	}
+	if c.Acquisitions <= 0 {
+		c.Acquisitions = d.Acquisitions
+	}
+	if c.FaultsPerKind <= 0 {
+		c.FaultsPerKind = d.FaultsPerKind
+	}
+	if c.MaxDuration <= 0 {
+		c.MaxDuration = d.MaxDuration
+	}
+	if c.TickTime <= 0 {
+		c.TickTime = 500 * time.Millisecond
+	}
+	if c.SessionTimeout <= 0 {
+		c.SessionTimeout = 3 * time.Second
+	}
+	if c.HangGrace <= 0 {
+		c.HangGrace = 2 * time.Second
+	}
+	if c.Steps <= 0 {
+		c.Steps = 3
+	}
+	if c.Work <= 0 {
+		c.Work = 15 * time.Millisecond
+	}
+	if c.LongPercent <= 0 {
+		c.LongPercent = 3
+	}
+	if len(c.Faults) == 0 {
+		c.Faults = AllFaults
+	}
+	if c.Seed == 0 {
+		c.Seed = uint64(time.Now().UnixNano())
+	}
+	return c
+}

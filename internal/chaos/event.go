@@ -1,0 +1,129 @@
+package chaos
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Event kinds of a history. Workers report the first group, the fenced
+// store records writes, and the campaign records faults and process deaths.
+const (
+	EvStart         = "start"          // a worker connected: Session
+	EvAcquire       = "acquire"        // an acquire began: Op, Resource, Deadline, Detail "try" for a try-acquire
+	EvAcquired      = "acquired"       // it returned a lease: Token, Session; T is when it returned
+	EvAcquireFailed = "acquire-failed" // it returned an error: Outcome, Err
+	EvHung          = "hung"           // it had not returned HangGrace after its deadline
+	EvWrite         = "write"          // the store's verdict on a fenced write: Token, Sent, Accepted, Max
+	EvLost          = "lost"           // the lease's Done fired without a release: T is when the worker saw it
+	EvRelease       = "release"        // the holder stopped acting and called Release
+	EvReleased      = "released"       // Release returned: Outcome, Err
+	EvQuiesced      = "quiesced"       // the worker stopped acquiring: Session, Detail (local lock nodes)
+	EvExit          = "exit"           // the worker closed its client and exits
+	EvDied          = "died"           // the campaign saw a worker die: Detail "killed" or its exit status
+	EvFault         = "fault"          // a fault began: Fault, FaultID, Target, Proc (0 for server faults)
+	EvHeal          = "heal"           // the fault with FaultID ended
+	EvOrphan        = "orphan"         // a lock znode left behind after the run: Target is its path
+	EvNote          = "note"           // campaign progress: Detail
+)
+
+// Event is one entry of a campaign's history. Times are Unix nanoseconds
+// of the machine's wall clock, shared by every process of a campaign.
+type Event struct {
+	Seq      int64  `json:"seq"`
+	Kind     string `json:"kind"`
+	T        int64  `json:"t"`
+	Proc     int    `json:"proc,omitempty"` // worker process incarnation, unique in a campaign
+	Slot     int    `json:"slot,omitempty"` // worker slot (a respawned worker keeps its slot)
+	PID      int    `json:"pid,omitempty"`
+	Op       int64  `json:"op,omitempty"` // acquire attempt number within the process
+	Resource string `json:"r,omitempty"`
+	Token    int64  `json:"token,omitempty"`
+	Session  int64  `json:"session,omitempty"`
+	Deadline int64  `json:"deadline,omitempty"`
+	Sent     int64  `json:"sent,omitempty"`
+	Accepted bool   `json:"accepted,omitempty"`
+	Max      int64  `json:"max,omitempty"` // largest token the store had seen before this write
+	Outcome  string `json:"outcome,omitempty"`
+	Err      string `json:"err,omitempty"`
+	Fault    string `json:"fault,omitempty"`
+	FaultID  int    `json:"fault_id,omitempty"`
+	Target   string `json:"target,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// Time returns T as a time.Time.
+func (e Event) Time() time.Time { return time.Unix(0, e.T) }
+
+// String formats the event as one line of a history slice.
+func (e Event) String() string {
+	s := fmt.Sprintf("#%d %s %-14s", e.Seq, e.Time().Format("15:04:05.000000"), e.Kind)
+	if e.Proc != 0 {
+		s += fmt.Sprintf(" proc=%d", e.Proc)
+	}
+	if e.Op != 0 {
+		s += fmt.Sprintf(" op=%d", e.Op)
+	}
+	if e.Resource != "" {
+		s += " r=" + e.Resource
+	}
+	if e.Token != 0 {
+		s += fmt.Sprintf(" token=%#x", e.Token)
+	}
+	if e.Kind == EvWrite {
+		s += fmt.Sprintf(" accepted=%t max=%#x sent=%s", e.Accepted, e.Max, time.Unix(0, e.Sent).Format("15:04:05.000000"))
+	}
+	if e.Session != 0 {
+		s += fmt.Sprintf(" session=%#x", e.Session)
+	}
+	if e.Fault != "" {
+		s += fmt.Sprintf(" fault=%s#%d", e.Fault, e.FaultID)
+	} else if e.FaultID != 0 {
+		s += fmt.Sprintf(" fault=#%d", e.FaultID)
+	}
+	if e.Target != "" {
+		s += " target=" + e.Target
+	}
+	if e.Outcome != "" {
+		s += " outcome=" + e.Outcome
+	}
+	if e.Err != "" {
+		s += fmt.Sprintf(" err=%q", e.Err)
+	}
+	if e.Detail != "" {
+		s += " " + e.Detail
+	}
+	return s
+}
+
+// ReadHistory reads a history written by a campaign (history.jsonl: one
+// JSON Event per line).
+func ReadHistory(r io.Reader) ([]Event, error) {
+	var evs []Event
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("chaos: history line %d: %w", line, err)
+		}
+		evs = append(evs, e)
+	}
+	return evs, sc.Err()
+}
+
+// ReadHistoryFile reads a history file.
+func ReadHistoryFile(path string) ([]Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadHistory(f)
+}

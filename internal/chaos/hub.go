@@ -1,0 +1,195 @@
+package chaos
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+// hub runs in the campaign process. It is the fenced store the workers
+// write to (per resource it keeps the largest token seen and refuses any
+// lower one) and the recorder of the history: every event, from workers,
+// the store and the nemesis, gets its sequence number here, under one lock,
+// so the history's order is the store's order.
+type hub struct {
+	srv *http.Server
+	ln  net.Listener
+
+	mu      sync.Mutex
+	seq     int64
+	events  []Event
+	out     *bufio.Writer
+	file    *os.File
+	werr    error
+	max     map[string]int64
+	holding map[int]map[int64]bool // proc -> op -> long hold, for leases not yet ended
+	quiet   map[int]int64          // proc -> session, for quiesced workers
+	acq     int                    // acquisitions so far
+}
+
+// writeRequest is what a worker sends to the store.
+type writeRequest struct {
+	Proc     int    `json:"proc"`
+	Slot     int    `json:"slot"`
+	Op       int64  `json:"op"`
+	Resource string `json:"r"`
+	Token    int64  `json:"token"`
+	Sent     int64  `json:"sent"`
+}
+
+// writeResponse is the store's verdict.
+type writeResponse struct {
+	Accepted bool  `json:"accepted"`
+	Max      int64 `json:"max"`
+	Seq      int64 `json:"seq"`
+}
+
+func newHub(historyPath string) (*hub, error) {
+	f, err := os.Create(historyPath)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	h := &hub{ln: ln, file: f, out: bufio.NewWriterSize(f, 1<<16), max: map[string]int64{},
+		holding: map[int]map[int64]bool{}, quiet: map[int]int64{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /event", h.handleEvent)
+	mux.HandleFunc("POST /write", h.handleWrite)
+	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = h.srv.Serve(ln) }()
+	return h, nil
+}
+
+// Addr returns the store's "host:port".
+func (h *hub) Addr() string { return h.ln.Addr().String() }
+
+func (h *hub) handleEvent(w http.ResponseWriter, r *http.Request) {
+	var e Event
+	if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	h.record(e)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *hub) handleWrite(w http.ResponseWriter, r *http.Request) {
+	var req writeRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Resource == "" || req.Token == 0 {
+		http.Error(w, "bad write request", http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	prev := h.max[req.Resource]
+	ok := req.Token >= prev
+	if ok {
+		h.max[req.Resource] = req.Token
+	}
+	e := h.recordLocked(Event{Kind: EvWrite, T: time.Now().UnixNano(), Proc: req.Proc, Slot: req.Slot, Op: req.Op,
+		Resource: req.Resource, Token: req.Token, Sent: req.Sent, Accepted: ok, Max: prev})
+	h.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(writeResponse{Accepted: ok, Max: prev, Seq: e.Seq})
+}
+
+// record adds e to the history (stamping T if unset) and returns it with
+// its sequence number.
+func (h *hub) record(e Event) Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.recordLocked(e)
+}
+
+func (h *hub) recordLocked(e Event) Event {
+	if e.T == 0 {
+		e.T = time.Now().UnixNano()
+	}
+	h.seq++
+	e.Seq = h.seq
+	h.events = append(h.events, e)
+	if h.werr == nil {
+		b, _ := json.Marshal(e)
+		b = append(b, '\n')
+		_, h.werr = h.out.Write(b)
+	}
+	switch e.Kind {
+	case EvAcquired:
+		h.acq++
+		if h.holding[e.Proc] == nil {
+			h.holding[e.Proc] = map[int64]bool{}
+		}
+		h.holding[e.Proc][e.Op] = e.Detail == "long"
+	case EvLost, EvRelease:
+		delete(h.holding[e.Proc], e.Op)
+	case EvDied:
+		delete(h.holding, e.Proc)
+	case EvQuiesced:
+		h.quiet[e.Proc] = e.Session
+	}
+	return e
+}
+
+// holders returns the processes that hold a lease now, and those that
+// hold a long one.
+func (h *hub) holders() (all, long []int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for p, ops := range h.holding {
+		if len(ops) > 0 {
+			all = append(all, p)
+		}
+		for _, l := range ops {
+			if l {
+				long = append(long, p)
+				break
+			}
+		}
+	}
+	return all, long
+}
+
+// acquisitions returns the number of leases granted so far.
+func (h *hub) acquisitions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.acq
+}
+
+// quiesced returns the session of every worker that reported quiesced.
+func (h *hub) quiesced() map[int]int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := make(map[int]int64, len(h.quiet))
+	for p, s := range h.quiet {
+		m[p] = s
+	}
+	return m
+}
+
+// history returns a copy of the events recorded so far.
+func (h *hub) history() []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Event(nil), h.events...)
+}
+
+// Close stops the server and flushes the history file.
+func (h *hub) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := h.srv.Shutdown(ctx)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	err = errors.Join(err, h.werr, h.out.Flush(), h.file.Close())
+	return err
+}

@@ -1,0 +1,278 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// FaultKind names a kind of fault the nemesis injects.
+type FaultKind string
+
+// Fault kinds. Process faults hit one worker (a lock holder when there is
+// one); server faults hit the ensemble.
+const (
+	// FaultKill sends SIGKILL to a holder; a new worker takes its slot.
+	FaultKill FaultKind = "kill"
+	// FaultPause stops a holder with SIGSTOP for longer than the session
+	// timeout, then continues it: only fencing can stop its stale writes.
+	FaultPause FaultKind = "pause"
+	// FaultBlackhole silences every connection of a holder to every server
+	// (its proxies hold all bytes), for half or one and a half session
+	// timeouts, then lets the bytes through.
+	FaultBlackhole FaultKind = "blackhole"
+	// FaultDrop closes a holder's connections and refuses new ones for up
+	// to three quarters of the session timeout.
+	FaultDrop FaultKind = "drop"
+	// FaultSlow delays every byte between a holder and the servers by up to
+	// 40% of the session timeout each way, for one and a half timeouts.
+	FaultSlow FaultKind = "slow"
+	// FaultLeaderKill sends SIGKILL to the ensemble's leader and starts it
+	// again after a moment.
+	FaultLeaderKill FaultKind = "leader-kill"
+	// FaultServerRestart restarts one follower gracefully.
+	FaultServerRestart FaultKind = "server-restart"
+)
+
+// AllFaults lists every fault kind, process faults first.
+var AllFaults = []FaultKind{FaultKill, FaultPause, FaultBlackhole, FaultDrop, FaultSlow, FaultLeaderKill, FaultServerRestart}
+
+// Server reports whether k hits the ensemble rather than one worker.
+func (k FaultKind) Server() bool { return k == FaultLeaderKill || k == FaultServerRestart }
+
+// Network reports whether k is a network or server fault, after which a
+// holder must learn of its loss before anyone else acquires. (A killed
+// process learns nothing, and a paused one only after it runs again: for
+// those, fencing is the guard.)
+func (k FaultKind) Network() bool { return k != FaultKill && k != FaultPause }
+
+// nemesis injects faults, one lane for process faults and one for server
+// faults, each lane one fault at a time.
+type nemesis struct {
+	session time.Duration
+	fl      *fleet
+	ens     *zktest.Ensemble
+	hub     *hub
+
+	mu     sync.Mutex
+	counts map[FaultKind]int
+	nextID int
+}
+
+func (n *nemesis) count(k FaultKind) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.counts[k]
+}
+
+// lane injects faults of the given kinds until ctx ends, always picking a
+// kind injected least so far.
+func (n *nemesis) lane(ctx context.Context, kinds []FaultKind, rng *rand.Rand) {
+	for ctx.Err() == nil {
+		k := slices.MinFunc(shuffled(kinds, rng), func(a, b FaultKind) int { return n.count(a) - n.count(b) })
+		n.inject(k, rng)
+		gap := time.Duration(300+rng.IntN(900)) * time.Millisecond
+		if k.Server() {
+			// Let the ensemble settle: a server fault every few seconds
+			// would leave it without a leader much of the time.
+			gap += n.session + time.Duration(rng.Int64N(int64(n.session)))
+		}
+		sleepCtx(ctx, gap)
+	}
+}
+
+func shuffled(ks []FaultKind, rng *rand.Rand) []FaultKind {
+	out := slices.Clone(ks)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// begin records the start of a fault.
+func (n *nemesis) begin(k FaultKind, procID int, target, detail string) int {
+	n.mu.Lock()
+	n.nextID++
+	id := n.nextID
+	n.counts[k]++
+	n.mu.Unlock()
+	n.hub.record(Event{Kind: EvFault, Fault: string(k), FaultID: id, Proc: procID, Target: target, Detail: detail})
+	return id
+}
+
+func (n *nemesis) end(id int, detail string) {
+	n.hub.record(Event{Kind: EvHeal, FaultID: id, Detail: detail})
+}
+
+// pickTarget returns the slot and process of a current lock holder,
+// preferring one in a long critical section (waiting up to 3s for one), or
+// of a random worker when nobody holds a lock.
+func (n *nemesis) pickTarget(rng *rand.Rand) (*slot, *proc) {
+	for i := range 80 {
+		hs, long := n.hub.holders()
+		if i < 60 {
+			hs = long
+		}
+		rng.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
+		for _, id := range hs {
+			if s := n.fl.slotOf(id); s != nil {
+				if p := s.current(); p != nil && p.alive() {
+					return s, p
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s := n.fl.slots[rng.IntN(len(n.fl.slots))]
+	return s, s.current()
+}
+
+// inject runs one fault to its end. Faults are not cut short when the
+// campaign stops: each keeps its shape.
+func (n *nemesis) inject(k FaultKind, rng *rand.Rand) {
+	st := n.session
+	jitter := func(d time.Duration) time.Duration { return time.Duration(rng.Int64N(int64(d) + 1)) }
+	if k.Server() {
+		n.serverFault(k, rng)
+		return
+	}
+	s, p := n.pickTarget(rng)
+	if p == nil || !p.alive() {
+		return
+	}
+	target := fmt.Sprintf("slot-%d", s.idx)
+	switch k {
+	case FaultKill:
+		id := n.begin(k, p.id, target, "")
+		n.fl.kill(p)
+		time.Sleep(200*time.Millisecond + jitter(600*time.Millisecond))
+		err := n.fl.spawn(s)
+		detail := "respawned"
+		if err != nil {
+			detail = "respawn failed: " + err.Error()
+		}
+		n.end(id, detail)
+	case FaultPause:
+		d := st*3/2 + jitter(st/2)
+		id := n.begin(k, p.id, target, fmt.Sprintf("for=%v", d))
+		if err := p.signal(syscall.SIGSTOP); err != nil {
+			n.end(id, err.Error())
+			return
+		}
+		time.Sleep(d)
+		_ = p.signal(syscall.SIGCONT)
+		n.end(id, "")
+	case FaultBlackhole:
+		d := st / 2
+		if rng.IntN(2) == 0 {
+			d = st*3/2 + jitter(st/2)
+		}
+		id := n.begin(k, p.id, target, fmt.Sprintf("for=%v", d))
+		for _, px := range s.proxies {
+			px.Blackhole(true)
+		}
+		time.Sleep(d)
+		for _, px := range s.proxies {
+			px.Blackhole(false)
+		}
+		n.end(id, "")
+	case FaultDrop:
+		d := jitter(st * 3 / 4)
+		id := n.begin(k, p.id, target, fmt.Sprintf("reject-new-for=%v", d))
+		for _, px := range s.proxies {
+			px.RejectNew(true)
+			px.DropAll()
+		}
+		time.Sleep(d)
+		for _, px := range s.proxies {
+			px.RejectNew(false)
+		}
+		n.end(id, "")
+	case FaultSlow:
+		delays := []time.Duration{st / 20, st / 6, st * 2 / 5}
+		delay := delays[rng.IntN(len(delays))]
+		d := st * 3 / 2
+		id := n.begin(k, p.id, target, fmt.Sprintf("delay=%v for=%v", delay, d))
+		for _, px := range s.proxies {
+			px.SetDelay(delay)
+		}
+		time.Sleep(d)
+		for _, px := range s.proxies {
+			px.SetDelay(0)
+		}
+		n.end(id, "")
+	}
+}
+
+func (n *nemesis) serverFault(k FaultKind, rng *rand.Rand) {
+	var s *zktest.Server
+	var idx int
+	switch k {
+	case FaultLeaderKill:
+		var err error
+		s, idx, err = n.ens.Leader()
+		if err != nil {
+			n.hub.record(Event{Kind: EvNote, Detail: "leader-kill skipped: " + err.Error()})
+			return
+		}
+	case FaultServerRestart:
+		_, li, err := n.ens.Leader()
+		if err != nil {
+			li = -1
+		}
+		idx = rng.IntN(len(n.ens.Servers))
+		if idx == li {
+			idx = (idx + 1) % len(n.ens.Servers)
+		}
+		s = n.ens.Servers[idx]
+	}
+	target := fmt.Sprintf("zk%d(%s)", idx+1, s.Addr())
+	id := n.begin(k, 0, target, "")
+	var err error
+	if k == FaultLeaderKill {
+		err = s.Kill()
+		time.Sleep(500*time.Millisecond + time.Duration(rng.Int64N(int64(1500*time.Millisecond))))
+		if err == nil {
+			err = startWithRetry(s)
+		}
+	} else {
+		err = s.Stop()
+		if err == nil {
+			err = startWithRetry(s)
+		}
+	}
+	detail := ""
+	if err != nil {
+		detail = "error: " + err.Error()
+	}
+	if err := n.ens.WaitForQuorum(60 * time.Second); err != nil {
+		detail += " quorum: " + err.Error()
+	}
+	n.end(id, detail)
+}
+
+// startWithRetry starts a stopped server, trying again if it does not come
+// up (a loaded machine can be slow to rejoin).
+func startWithRetry(s *zktest.Server) error {
+	var err error
+	for range 3 {
+		if err = s.Start(); err == nil {
+			return nil
+		}
+		_ = s.Kill()
+	}
+	return err
+}

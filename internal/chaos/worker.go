@@ -1,0 +1,306 @@
+package chaos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// workerEnv carries a worker's spec (JSON) to a re-executed campaign binary.
+const workerEnv = "ZKLOCK_CHAOS_WORKER"
+
+// workerSpec is everything a worker process needs.
+type workerSpec struct {
+	Hub            string        `json:"hub"`
+	Servers        []string      `json:"servers"` // its own proxies, one per ensemble member
+	Proc           int           `json:"proc"`
+	Slot           int           `json:"slot"`
+	Root           string        `json:"root"`
+	Resources      []string      `json:"resources"`
+	SessionTimeout time.Duration `json:"session_timeout"`
+	AcquireTimeout time.Duration `json:"acquire_timeout"`
+	HangGrace      time.Duration `json:"hang_grace"`
+	Steps          int           `json:"steps"`
+	Work           time.Duration `json:"work"`
+	LongPercent    int           `json:"long_percent"`
+	Seed           uint64        `json:"seed"`
+}
+
+// RunWorkerIfChild turns the process into a campaign worker, and exits when
+// done, if it was started as one by Run; otherwise it returns at once. Call
+// it first thing in main, and in TestMain of a test binary that calls Run:
+// the campaign re-executes its own binary for its workers.
+func RunWorkerIfChild() {
+	raw, ok := os.LookupEnv(workerEnv)
+	if !ok {
+		return
+	}
+	os.Exit(runWorker(raw))
+}
+
+type worker struct {
+	spec workerSpec
+	c    *zklock.Client
+	hc   *http.Client
+	rng  *rand.Rand
+	op   int64
+	pid  int
+}
+
+// runWorker is a worker's main. It connects its own zklock Client through
+// its proxies and loops: acquire a random resource, perform fenced writes in
+// the critical section, release. SIGUSR1 (or SIGTERM) stops the loop; the
+// worker then reports quiesced with its session still open, and closes its
+// client and exits on SIGTERM.
+func runWorker(raw string) int {
+	var spec workerSpec
+	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, "chaos worker: bad spec:", err)
+		return 2
+	}
+	w := &worker{
+		spec: spec,
+		hc:   &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
+		rng:  rand.New(rand.NewPCG(spec.Seed, uint64(spec.Proc))),
+		pid:  os.Getpid(),
+	}
+	// Die with the campaign: a worker whose parent is gone is reparented.
+	ppid := os.Getppid()
+	go func() {
+		for range time.Tick(200 * time.Millisecond) {
+			if os.Getppid() != ppid {
+				os.Exit(3)
+			}
+		}
+	}()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM)
+	term := make(chan struct{})
+	go func() {
+		for s := range sigs {
+			stop()
+			if s == syscall.SIGTERM {
+				close(term)
+				return
+			}
+		}
+	}()
+
+	if err := w.connect(ctx); err != nil {
+		w.send(Event{Kind: EvExit, Outcome: "connect-failed", Err: err.Error()})
+		fmt.Fprintln(os.Stderr, "chaos worker:", err)
+		return 1
+	}
+	w.send(Event{Kind: EvStart, Session: w.c.SessionID()})
+	for ctx.Err() == nil {
+		w.iteration(ctx)
+	}
+	// Quiesced: every lease released or lost, every cancelled wait cleaned
+	// up. Local bookkeeping may lag a background delete by a moment.
+	deadline := time.Now().Add(2 * spec.SessionTimeout)
+	for len(w.c.Locks()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.send(Event{Kind: EvQuiesced, Session: w.c.SessionID(), Detail: fmt.Sprintf("local_nodes=%d", len(w.c.Locks()))})
+	<-term
+	_ = w.c.Close()
+	w.send(Event{Kind: EvExit, Outcome: "ok"})
+	return 0
+}
+
+func (w *worker) connect(ctx context.Context) error {
+	start := time.Now()
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 4*w.spec.SessionTimeout)
+		c, err := zklock.Connect(cctx, w.spec.Servers,
+			zklock.WithRoot(w.spec.Root),
+			zklock.WithSessionTimeout(w.spec.SessionTimeout),
+			zklock.WithLabel(fmt.Sprintf("chaos-proc-%d", w.spec.Proc)))
+		cancel()
+		if err == nil {
+			w.c = c
+			return nil
+		}
+		if ctx.Err() != nil || time.Since(start) > 2*time.Minute {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// iteration is one acquire attempt and, when it succeeds, one critical
+// section.
+func (w *worker) iteration(ctx context.Context) {
+	w.op++
+	op := w.op
+	r := w.spec.Resources[w.rng.IntN(len(w.spec.Resources))]
+	timeout := w.spec.AcquireTimeout
+	var opts []zklock.AcquireOption
+	kind := ""
+	switch x := w.rng.IntN(100); {
+	case x < 8:
+		opts = append(opts, zklock.Try())
+		kind = "try"
+	case x < 18:
+		// A short deadline: the wait is often cancelled, and its node must go.
+		timeout = time.Duration(50+w.rng.IntN(400)) * time.Millisecond
+		kind = "short"
+	}
+	deadline := time.Now().Add(timeout)
+	actx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	w.send(Event{Kind: EvAcquire, Op: op, Resource: r, Deadline: deadline.UnixNano(), Detail: kind})
+
+	type result struct {
+		l  *zklock.Lease
+		at time.Time
+		// err is the acquire's error
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		l, err := w.c.Acquire(actx, r, opts...)
+		ch <- result{l, time.Now(), err}
+	}()
+	var res result
+	hang := time.NewTimer(time.Until(deadline) + w.spec.HangGrace)
+	select {
+	case res = <-ch:
+		hang.Stop()
+	case <-hang.C:
+		w.send(Event{Kind: EvHung, Op: op, Resource: r, Deadline: deadline.UnixNano()})
+		res = <-ch
+	}
+	if res.err != nil {
+		w.send(Event{Kind: EvAcquireFailed, T: res.at.UnixNano(), Op: op, Resource: r, Deadline: deadline.UnixNano(),
+			Outcome: outcome(res.err), Err: res.err.Error()})
+		if errors.Is(res.err, zklock.ErrLocked) {
+			time.Sleep(time.Duration(1+w.rng.IntN(10)) * time.Millisecond)
+		}
+		return
+	}
+	l := res.l
+	tok := l.Token()
+	// A few leases are held for about two session timeouts, so that faults
+	// aimed at them (the nemesis prefers them) strike while the lock is held.
+	steps, work, hold := w.spec.Steps, w.spec.Work, ""
+	if w.rng.IntN(100) < w.spec.LongPercent {
+		steps, work, hold = 8, w.spec.SessionTimeout/4, "long"
+	}
+	w.send(Event{Kind: EvAcquired, T: res.at.UnixNano(), Op: op, Resource: r, Token: tok, Session: l.SessionID(),
+		Deadline: deadline.UnixNano(), Detail: hold})
+	go func() {
+		<-l.Done()
+		at := time.Now().UnixNano()
+		if err := l.Err(); errors.Is(err, zklock.ErrLeaseLost) {
+			w.send(Event{Kind: EvLost, T: at, Op: op, Resource: r, Token: tok, Err: err.Error()})
+		}
+	}()
+
+	// The critical section: register the token with the store at once, then
+	// a few steps of "check the lease, do some work, write the result". The
+	// check and the write are not atomic: a pause between them (a GC, a
+	// SIGSTOP) sends a write from a holder that may have lost its lock.
+	// Fencing must refuse it.
+	w.write(op, r, tok)
+	for range steps {
+		select {
+		case <-l.Done():
+		default:
+			time.Sleep(work/2 + time.Duration(w.rng.Int64N(int64(work))))
+			w.write(op, r, tok)
+			continue
+		}
+		break
+	}
+	w.send(Event{Kind: EvRelease, Op: op, Resource: r, Token: tok})
+	rctx, rcancel := context.WithTimeout(context.Background(), 2*w.spec.SessionTimeout)
+	err := l.Release(rctx)
+	rcancel()
+	ev := Event{Kind: EvReleased, Op: op, Resource: r, Token: tok, Outcome: "ok"}
+	if err != nil {
+		ev.Err = err.Error()
+		switch {
+		case errors.Is(err, zklock.ErrLeaseLost):
+			ev.Outcome = "lost"
+		case errors.Is(err, context.DeadlineExceeded):
+			ev.Outcome = "unconfirmed"
+		default:
+			ev.Outcome = "error"
+		}
+	}
+	w.send(ev)
+}
+
+// outcome classifies an acquire error.
+func outcome(err error) string {
+	switch {
+	case errors.Is(err, zklock.ErrLocked):
+		return "locked"
+	case errors.Is(err, context.DeadlineExceeded) && errors.Is(err, zklock.ErrUnavailable):
+		return "timeout-unavailable"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, zklock.ErrClosed):
+		return "closed"
+	}
+	return "error"
+}
+
+// write sends a fenced write to the store and returns its verdict.
+func (w *worker) write(op int64, r string, tok int64) bool {
+	req := writeRequest{Proc: w.spec.Proc, Slot: w.spec.Slot, Op: op, Resource: r, Token: tok, Sent: time.Now().UnixNano()}
+	var resp writeResponse
+	w.post("/write", req, &resp)
+	return resp.Accepted
+}
+
+// send reports an event to the campaign, stamping it with this process's
+// identity and, if unset, the current time.
+func (w *worker) send(e Event) {
+	if e.T == 0 {
+		e.T = time.Now().UnixNano()
+	}
+	e.Proc, e.Slot, e.PID = w.spec.Proc, w.spec.Slot, w.pid
+	w.post("/event", e, nil)
+}
+
+// post sends v as JSON to the hub. A worker that cannot reach the hub has
+// lost its campaign: it exits.
+func (w *worker) post(path string, v, out any) {
+	b, _ := json.Marshal(v)
+	for attempt := 0; ; attempt++ {
+		resp, err := w.hc.Post("http://"+w.spec.Hub+path, "application/json", bytes.NewReader(b))
+		if err == nil {
+			if out != nil {
+				err = json.NewDecoder(resp.Body).Decode(out)
+			}
+			resp.Body.Close()
+			if err == nil && resp.StatusCode < 300 {
+				return
+			}
+			if err == nil {
+				err = fmt.Errorf("status %s", resp.Status)
+			}
+		}
+		if attempt == 5 {
+			fmt.Fprintf(os.Stderr, "chaos worker %d: hub unreachable: %v\n", w.spec.Proc, err)
+			os.Exit(4)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
