@@ -2,7 +2,6 @@ package zklock
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -13,8 +12,8 @@ import (
 // node or a queue of another tenant to break a stuck lock. The client does
 // not authenticate as the administrator itself.
 //
-// WithAdminDigest appends to the ACL in effect when it is applied. Give it
-// after WithDigestAuth or WithACL, which replace the ACL:
+// It adds to whatever ACL WithDigestAuth, WithACL or the default sets, in
+// any order of options:
 //
 //	zklock.Connect(ctx, servers,
 //		zklock.WithDigestAuth("billing", billingPassword),
@@ -27,6 +26,6 @@ func WithAdminDigest(user, password string) Option {
 			c.setErr(fmt.Errorf("%w: empty admin user", ErrInvalidOption))
 			return
 		}
-		c.acl = append(slices.Clone(c.acl), zk.DigestACL(zk.PermAll, user, password)...)
+		c.adminACL = append(c.adminACL, zk.DigestACL(zk.PermAll, user, password)...)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,6 +94,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
+	cfg.acl = append(slices.Clone(cfg.acl), cfg.adminACL...)
 	if len(servers) == 0 {
 		return nil, fmt.Errorf("%w: no ZooKeeper servers given", ErrInvalidOption)
 	}

@@ -486,3 +486,40 @@ func TestIntegration_AcquireDuringPartitionIsUnavailable(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUnavailable and DeadlineExceeded", err)
 	}
 }
+
+// An acquire whose context ends while ZooKeeper is out of reach returns at
+// its deadline, not after a reconnect: its node is deleted in the
+// background instead (found by the chaos campaign; it returned up to a
+// session timeout late).
+func TestIntegration_AcquireReturnsAtDeadlineWhileDisconnected(t *testing.T) {
+	p, err := zktest.NewProxy(zktest.Shared().Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	root, ctx := zktest.UniqueRoot(t), testCtx(t)
+	holder := newClient(t, root)
+	l, err := holder.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	waiter := newClientAt(t, p.Addr(), root, zklock.WithSessionTimeout(8*time.Second))
+	deadline := time.Now().Add(2 * time.Second)
+	actx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := waiter.Acquire(actx, "r"); done <- err }()
+	eventually(t, "waiter enqueued", func() bool { return len(waiter.Locks()) == 1 })
+	p.RejectNew(true)
+	p.DropAll()
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if late := time.Since(deadline); late > time.Second {
+		t.Fatalf("returned %v after its deadline", late)
+	}
+	// Once reachable again, the waiter's node goes: nothing is left.
+	p.RejectNew(false)
+	eventually(t, "waiter's node deleted", func() bool { return len(lockNodes(t, holder.Conn(), root)) == 1 })
+}

@@ -662,19 +662,25 @@ func (w *waiter) forget() {
 	w.path, w.name = "", ""
 }
 
-// removeNode deletes one of our nodes that is not (or no longer) held. It
-// tries for a short while on the caller's goroutine, then goes on in the
+// removeNode deletes one of our nodes that is not (or no longer) held.
+// While connected it tries on the caller's goroutine for a moment (one round
+// trip, normally), so the caller returns with no node of its left; it never
+// waits there for a reconnect, which would hold the caller past its
+// context. Otherwise, or if that was not enough, it goes on in the
 // background until ZooKeeper confirms or the session ends.
 func (c *Client) removeNode(e *nodeEntry) {
 	c.mu.Lock()
 	e.releasing = true
 	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.sessionTimeout)
-	err := c.deleteNode(ctx, e.path, e.sessionID)
-	cancel()
-	if err != nil {
-		c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, e.path, e.sessionID) })
+	if _, ready := c.session(); ready {
+		ctx, cancel := context.WithTimeout(context.Background(), min(c.cfg.sessionTimeout/3, time.Second))
+		err := c.deleteNode(ctx, e.path, e.sessionID)
+		cancel()
+		if err == nil {
+			return
+		}
 	}
+	c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, e.path, e.sessionID) })
 }
 
 // deleteNode deletes path, created in session sid, retrying across

@@ -25,6 +25,7 @@ type clientConfig struct {
 	sessionTimeout time.Duration
 	lossMargin     time.Duration // 0: sessionTimeout/4
 	acl            []zk.ACL
+	adminACL       []zk.ACL // WithAdminDigest: appended to acl by Connect, whatever the order of options
 	auth           []authInfo
 	logger         *slog.Logger
 	label          string
@@ -127,8 +128,10 @@ func WithAuth(scheme string, auth []byte) Option {
 }
 
 // WithDigestAuth authenticates as user:password and, unless WithACL is also
-// given later, makes every created node deletable and writable only by that
-// identity (others may read it and queue behind it).
+// given later, makes every created node (root, queues, lock nodes) writable
+// and deletable only by that identity: others may read it (Inspect works)
+// but not queue on it; their acquire fails with ErrNoAuth. ZooKeeper accepts
+// any password at connect time, so a wrong one shows up as ErrNoAuth there.
 func WithDigestAuth(user, password string) Option {
 	return func(c *clientConfig) {
 		c.auth = append(c.auth, authInfo{"digest", []byte(user + ":" + password)})

@@ -151,7 +151,8 @@ func TestIntegration_AdminDigestWithCustomACL(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	acl := zk.DigestACL(zk.PermAll, "svc", "pw")
-	c := newClient(t, root, zklock.WithAuth("digest", []byte("svc:pw")), zklock.WithACL(acl), zklock.WithAdminDigest("ops", "x"))
+	// the admin first: WithACL given later must not drop it
+	c := newClient(t, root, zklock.WithAuth("digest", []byte("svc:pw")), zklock.WithAdminDigest("ops", "x"), zklock.WithACL(acl))
 	l, err := c.Acquire(ctx, "r")
 	if err != nil {
 		t.Fatal(err)
