@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz proto
+.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz proto chaos
 
 demo: ## run the demo (installs and starts a local ZooKeeper when ZKLOCK_SERVERS is unset)
 	scripts/demo.sh
@@ -30,9 +30,14 @@ bench-quick:
 	scripts/ensure-zookeeper.sh
 	$(GO) run ./cmd/zklock-bench -quick
 
-fuzz: ## a minute of each fuzz target
+chaos: ## fault campaign on a local 3-node ensemble: kill/pause/cut off holders, kill/restart servers; checks the history (CHAOS=long: the release run)
+	scripts/ensure-zookeeper.sh
+	$(GO) run ./cmd/zklock-chaos -mode $(or $(CHAOS),short)
+
+fuzz: ## half a minute of each fuzz target
 	$(GO) test -run XXX -fuzz FuzzEscapeResource -fuzztime 30s ./zklock
 	$(GO) test -run XXX -fuzz FuzzRawPath -fuzztime 30s ./zklock
+	$(GO) test -run XXX -fuzz FuzzOwnerLabel -fuzztime 30s ./zklock
 
 # Regenerates examples/grpc/bankpb from bank.proto. Needs protoc
 # (apt-get install -y protobuf-compiler) and the plugins:
