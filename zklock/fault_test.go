@@ -256,11 +256,7 @@ func TestIntegration_ThousandWaitersOneSession(t *testing.T) {
 // with the lock held exactly once, never two holders, and no node is left.
 func TestIntegration_ConnectionDropsMidOperation(t *testing.T) {
 	root := zktest.UniqueRoot(t)
-	p, err := zktest.NewProxy(zktest.Shared().Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := newProxy(t)
 	ctx := testCtx(t)
 	rec := &recorder{}
 	flaky := newClientAt(t, p.Addr(), root, zklock.WithSessionTimeout(8*time.Second), zklock.WithObserver(rec))
@@ -376,11 +372,7 @@ func TestIntegration_LossBeforeTakeover(t *testing.T) {
 func TestIntegration_WaiterSurvivesSessionExpiry(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
-	p, err := zktest.NewProxy(zktest.Shared().Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := newProxy(t)
 	holderC := newClient(t, root)
 	waiterC := newClientAt(t, p.Addr(), root)
 	h, err := holderC.Acquire(ctx, "r")
@@ -471,17 +463,13 @@ func TestIntegration_ServerRestart(t *testing.T) {
 // ErrUnavailable as well as the context's error.
 func TestIntegration_AcquireDuringPartitionIsUnavailable(t *testing.T) {
 	root := zktest.UniqueRoot(t)
-	p, err := zktest.NewProxy(zktest.Shared().Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := newProxy(t)
 	c := newClientAt(t, p.Addr(), root)
 	p.Blackhole(true)
 	defer p.Blackhole(false)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_, err = c.Acquire(ctx, "r")
+	_, err := c.Acquire(ctx, "r")
 	if !errors.Is(err, zklock.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want ErrUnavailable and DeadlineExceeded", err)
 	}
@@ -492,11 +480,7 @@ func TestIntegration_AcquireDuringPartitionIsUnavailable(t *testing.T) {
 // background instead (found by the chaos campaign; it returned up to a
 // session timeout late).
 func TestIntegration_AcquireReturnsAtDeadlineWhileDisconnected(t *testing.T) {
-	p, err := zktest.NewProxy(zktest.Shared().Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := newProxy(t)
 	root, ctx := zktest.UniqueRoot(t), testCtx(t)
 	holder := newClient(t, root)
 	l, err := holder.Acquire(ctx, "r")

@@ -153,3 +153,15 @@ func (r *recorder) count(k zklock.EventKind) int {
 	}
 	return n
 }
+
+// newProxy returns a fault proxy in front of the shared server, closed when
+// the test ends.
+func newProxy(t testing.TB) *zktest.Proxy {
+	t.Helper()
+	p, err := zktest.NewProxy(zktest.Shared().Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}

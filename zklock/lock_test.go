@@ -183,11 +183,7 @@ func TestIntegration_CancelAndDeadlineWhileWaiting(t *testing.T) {
 // create, list and watch steps.
 func TestIntegration_CancelAtEveryStage(t *testing.T) {
 	root := zktest.UniqueRoot(t)
-	p, err := zktest.NewProxy(zktest.Shared().Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := newProxy(t)
 	observer := newClient(t, root)
 	ctx := testCtx(t)
 	holder, err := observer.Acquire(ctx, "r")

@@ -301,11 +301,7 @@ func TestIntegration_Election(t *testing.T) {
 func TestIntegration_ElectionLossBeforeNewLeader(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
-	p, err := zktest.NewProxy(zktest.Shared().Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := newProxy(t)
 	leaderC := newClientAt(t, p.Addr(), root)
 	other := newClient(t, root)
 	lead, err := leaderC.Campaign(ctx, "e", []byte("a"))
