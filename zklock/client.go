@@ -56,18 +56,18 @@ type nodeEntry struct {
 	watchT    *time.Timer // pending deferred watch on the node (see watchLater)
 }
 
-// watchLater sets the data watch on a node held at once after the client's
-// node watch delay, unless the lease ends first. A deletion before the
+// watchLater sets the data watch on a node held at once after delay,
+// unless the lease ends first. A deletion before the
 // watch is set is found by the watch's read itself (no node: lost).
-func (e *nodeEntry) watchLater(c *Client) {
+func (e *nodeEntry) watchLater(c *Client, delay time.Duration) {
 	set := func() {
 		c.goBackground(func(ctx context.Context) { c.rearm(ctx, e) })
 	}
-	if c.cfg.nodeWatchDelay <= 0 {
+	if delay <= 0 {
 		set()
 		return
 	}
-	t := time.AfterFunc(c.cfg.nodeWatchDelay, func() {
+	t := time.AfterFunc(delay, func() {
 		c.mu.Lock()
 		live := c.nodes[e.path] == e && !e.releasing
 		c.mu.Unlock()

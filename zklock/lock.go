@@ -144,7 +144,7 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	st, start, wctx, cancel := beginAcquire(ctx, c, name, cfg)
 	defer cancel()
 	for _, t := range ts {
-		w := &waiter{c: c, st: st, target: t, cfg: cfg, data: data}
+		w := &waiter{c: c, st: st, target: t, cfg: cfg, data: data, multi: len(ts) > 1}
 		if err := w.wait(wctx); err != nil {
 			// give back what was taken; the lease never existed for the caller
 			st.abandon()
@@ -183,6 +183,7 @@ type waiter struct {
 	pos    int
 	seen   bool     // an enqueue event was reported
 	listed []string // the queue as listed right after our create, if it was
+	multi  bool     // one part of a multi-resource acquire
 	// lazyWatch: held at once with no watch on our node yet; it is set
 	// after the client's node watch delay (see WithNodeWatchDelay).
 	lazyWatch bool
@@ -621,7 +622,13 @@ func (w *waiter) hold(ctx context.Context) error {
 		return w.fail(fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", w.st.lostErr()))
 	}
 	if w.lazyWatch {
-		w.entry.watchLater(c)
+		delay := c.cfg.nodeWatchDelay
+		if w.multi {
+			// A part of a multi-resource acquire is held while the others
+			// are awaited: not a short critical section, so watch at once.
+			delay = 0
+		}
+		w.entry.watchLater(c, delay)
 	}
 	c.mu.Lock()
 	w.entry.st = w.st

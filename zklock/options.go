@@ -96,9 +96,10 @@ func WithLossMargin(d time.Duration) Option {
 // someone else deletes it (default 10ms). The watch costs a read and a
 // notification per lease, about a sixth of an uncontended acquire+release
 // on an fsync-bound server; a critical section shorter than the delay ends
-// before it would matter. 0 sets the watch at once. Waiting leases always
-// watch their node (the hand-off without a round trip relies on it), and
-// session expiry and loss of contact are detected regardless.
+// before it would matter. 0 sets the watch at once. Parts of a
+// multi-resource acquire and waiting leases always watch their node at
+// once (the hand-off without a round trip relies on it), and session
+// expiry and loss of contact are detected regardless.
 func WithNodeWatchDelay(d time.Duration) Option {
 	return func(c *clientConfig) {
 		if d < 0 {
