@@ -61,17 +61,29 @@ func MeasureWaiters(ctx context.Context, h *Harness, side Side, n int) (WaiterMe
 		return WaiterMemory{}, err
 	}
 	defer holder.close()
+	holderBase := h.baseWatches()
 	if err := parallel(n, 256, func(i int) error {
 		_, err := holder.lock(ctx, res[i])
 		return err
 	}); err != nil {
 		return WaiterMemory{}, fmt.Errorf("bench: holding %d locks: %w", n, err)
 	}
+	// The holder's locks finish setting up (zklock watches a held node
+	// after a short delay, on a goroutine that then ends) before the
+	// baseline, or their goroutines would be counted against the waiters.
+	if holderBase >= 0 {
+		if err := h.settle(ctx, holderBase, int64(n*side.holderWatches)); err != nil {
+			return WaiterMemory{}, err
+		}
+	}
 	waiters, err := side.open(ctx, h, root)
 	if err != nil {
 		return WaiterMemory{}, err
 	}
 	defer waiters.close()
+	if err := quiesceGoroutines(ctx); err != nil {
+		return WaiterMemory{}, err
+	}
 
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -155,4 +167,21 @@ func (h *Harness) waitNodes(ctx context.Context, side Side, root string, res []s
 			return err
 		}
 	}
+}
+
+// quiesceGoroutines waits until the goroutine count has not changed for
+// 100ms (at most 5s), so a baseline does not include goroutines that are
+// about to end.
+func quiesceGoroutines(ctx context.Context) error {
+	deadline := time.Now().Add(5 * time.Second)
+	last, since := runtime.NumGoroutine(), time.Now()
+	for time.Now().Before(deadline) && time.Since(since) < 100*time.Millisecond {
+		if err := sleep(ctx, 10*time.Millisecond); err != nil {
+			return err
+		}
+		if n := runtime.NumGoroutine(); n != last {
+			last, since = n, time.Now()
+		}
+	}
+	return nil
 }
