@@ -73,6 +73,9 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	w.entry.position.Store(0)
 	c.mu.Unlock()
 	_ = rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry}) // rs is new: cannot have ended
+	if !w.ownWatched {
+		w.entry.watchLater(c, 0)
+	}
 	rs.mu.Lock()
 	rs.acquired = time.Now()
 	rs.mu.Unlock()

@@ -2,9 +2,11 @@ package zklock_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,18 +84,26 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 		}()
 	}
 	eventually(t, "16 waiters enqueued", func() bool { return rec.count(zklock.EventEnqueued) == n })
-	// Each waiter watches its own node and the one node ahead of it, never
-	// the queue (no child watch) nor any other node. The server counts a
-	// path watched twice by one session once: waiter i's predecessor is
-	// waiter i-1's own node on the same session, so 17 paths (the 17 lock
-	// nodes) carry 18 watches (the first waiter's predecessor is the
-	// holder's node, on the other session).
-	wchs, err := srv.FourLetter("wchs")
-	if err != nil {
-		t.Fatal(err)
+	// Each waiter watches the one node ahead of it, never the queue (no
+	// child watch) nor any other node; only the first waiter, whose
+	// predecessor's deletion hands it the lock with no round trip, also
+	// watches its own node. The server counts a path watched twice by one
+	// session once: so 16 paths (the holder's node and waiters 1..15's)
+	// carry 17 watches (the holder's node is watched by both sessions).
+	// A waiter reports its place before its watch reaches the server: wait
+	// for the count to reach what it should, then check it stays there.
+	var wchs string
+	watchesSet := func() bool {
+		var err error
+		if wchs, err = srv.FourLetter("wchs"); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(wchs, "Total watches:"+strconv.Itoa(n+1)+"\n")
 	}
-	if !strings.Contains(wchs, "watching "+strconv.Itoa(n+1)+" paths") || !strings.Contains(wchs, "Total watches:"+strconv.Itoa(n+2)) {
-		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, n+1, n+2)
+	eventually(t, "the waiters' watches", watchesSet)
+	time.Sleep(100 * time.Millisecond)
+	if !watchesSet() || !strings.Contains(wchs, "watching "+strconv.Itoa(n)+" paths") {
+		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, n, n+1)
 	}
 	wchp, err := srv.FourLetter("wchp")
 	if err != nil {
@@ -183,6 +193,98 @@ func TestIntegration_ZeroRoundTripHandoff(t *testing.T) {
 		t.Fatalf("%d packets for %d hand-offs: the waiter made requests to take the lock", total, rounds)
 	}
 	t.Logf("%d hand-offs, %d packets to the server", rounds, total)
+}
+
+// The listing that follows our create is sent without waiting for the
+// create's reply (the server answers a session in order, so it still sees
+// our node): an acquire costs the round trips of a create and a delete,
+// like the raw pair, not three. Checked on the wire, with every byte
+// delayed so that a reply cannot arrive before the next request is sent.
+func TestIntegration_CreateAndListPipelined(t *testing.T) {
+	p := newProxy(t)
+	rec := &wireLog{}
+	ctx := testCtx(t)
+	// A long node watch delay: the holder's watch stays off the wire.
+	c := newClientAt(t, p.Addr(), zktest.UniqueRoot(t), zklock.WithSessionTimeout(40*time.Second),
+		zklock.WithDialer(rec.dial), zklock.WithNodeWatchDelay(time.Minute))
+	// The queue znode exists first, so the acquire makes no other create.
+	l, err := c.Acquire(ctx, "pipe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release(ctx)
+	p.SetDelay(300 * time.Millisecond)
+	rec.start()
+	l, err = c.Acquire(ctx, "pipe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// create (1), list (12), both replies, delete (2), its reply
+	ops := rec.stop()
+	if want := []string{"w1", "w12", "r", "w2", "r"}; !slices.Equal(ops, want) {
+		t.Fatalf("wire: %v, want %v: the list written right after the create, before any reply", ops, want)
+	}
+	t.Logf("wire: %v", ops)
+}
+
+// wireLog records, while on, each frame written to ZooKeeper ("w" and its
+// opcode) and each read from it ("r"), in order. Pings are left out.
+type wireLog struct {
+	mu  sync.Mutex
+	on  bool
+	ops []string
+}
+
+func (w *wireLog) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &wireLogConn{Conn: c, w: w}, nil
+}
+
+func (w *wireLog) start() { w.mu.Lock(); w.on, w.ops = true, nil; w.mu.Unlock() }
+
+func (w *wireLog) stop() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.on = false
+	return w.ops
+}
+
+func (w *wireLog) add(op string) {
+	w.mu.Lock()
+	if w.on && (len(w.ops) == 0 || op != "r" || w.ops[len(w.ops)-1] != "r") {
+		w.ops = append(w.ops, op)
+	}
+	w.mu.Unlock()
+}
+
+type wireLogConn struct {
+	net.Conn
+	w *wireLog
+}
+
+// Write sees one whole request per call (go-zookeeper writes each frame at
+// once): length(4) xid(4) opcode(4).
+func (c *wireLogConn) Write(b []byte) (int, error) {
+	if len(b) >= 12 {
+		if op := int32(binary.BigEndian.Uint32(b[8:12])); op != 11 { // 11: ping
+			c.w.add("w" + strconv.Itoa(int(op)))
+		}
+	}
+	return c.Conn.Write(b)
+}
+
+func (c *wireLogConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.w.add("r")
+	}
+	return n, err
 }
 
 func mntrValue(t *testing.T, mntr, key string) int {

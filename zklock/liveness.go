@@ -33,6 +33,28 @@ type liveness struct {
 	// for (protected names make it unique), created[path] its zxid.
 	creates map[int32]string
 	created map[string]int64
+	// onWire[path] is closed when a create request for path is written
+	// (see createNode: a request queued after that is answered after it).
+	onWire map[string]chan struct{}
+}
+
+// notifyWritten returns a channel closed once a create request for path
+// has been written to the connection; stop forgets it.
+func (l *liveness) notifyWritten(path string) (written <-chan struct{}, stop func()) {
+	ch := make(chan struct{})
+	l.mu.Lock()
+	if l.onWire == nil {
+		l.onWire = make(map[string]chan struct{})
+	}
+	l.onWire[path] = ch
+	l.mu.Unlock()
+	return ch, func() {
+		l.mu.Lock()
+		if l.onWire[path] == ch {
+			delete(l.onWire, path)
+		}
+		l.mu.Unlock()
+	}
 }
 
 // takeCreated returns (and forgets) the czxid of the node created from the
@@ -79,7 +101,12 @@ func (l *liveness) sent(gen uint64, at time.Time, hdr []byte, first bool) {
 	if l.creates == nil || len(l.creates) > maxTracked {
 		l.creates = make(map[int32]string)
 	}
-	l.creates[int32(binary.BigEndian.Uint32(hdr[0:4]))] = string(hdr[12 : 12+n])
+	path := string(hdr[12 : 12+n])
+	l.creates[int32(binary.BigEndian.Uint32(hdr[0:4]))] = path
+	if ch, ok := l.onWire[path]; ok {
+		delete(l.onWire, path)
+		close(ch)
+	}
 }
 
 func (l *liveness) received(gen uint64, hdr []byte, first bool) {

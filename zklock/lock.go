@@ -184,9 +184,11 @@ type waiter struct {
 	seen   bool     // an enqueue event was reported
 	listed []string // the queue as listed right after our create, if it was
 	multi  bool     // one part of a multi-resource acquire
-	// lazyWatch: held at once with no watch on our node yet; it is set
-	// after the client's node watch delay (see WithNodeWatchDelay).
-	lazyWatch bool
+	// ownWatched: a data watch on our node is set, so its deletion by
+	// anyone is delivered to us before any later event. Only a waiter
+	// about to take a zero-round-trip hand-off needs it; a holder without
+	// it sets it after the client's node watch delay (WithNodeWatchDelay).
+	ownWatched bool
 }
 
 func (w *waiter) wait(ctx context.Context) error {
@@ -290,15 +292,8 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 	ch := make(chan result, 1)
 	abandoned := make(chan struct{})
 	go func() {
-		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
-		r := result{path: p, err: err}
-		if err == nil {
-			// List the queue on the same goroutine: the server answers
-			// in order, and the acquire saves a hand-off.
-			if names, _, lerr := c.conn.Children(parent); lerr == nil {
-				r.names = names
-			}
-		}
+		p, names, err := c.createAndList(prefix, data, parent)
+		r := result{path: p, err: err, names: names}
 		select {
 		case ch <- r:
 		default:
@@ -329,6 +324,42 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 		}
 		return "", nil, ctxErr(ctx)
 	}
+}
+
+// createAndList creates our node and lists its queue, pipelined: the list
+// request is sent as soon as the create request is on the wire, and the
+// server answers a session's requests in order, so the listing is taken
+// after the create and costs no extra round trip. names is nil when the
+// queue could not be listed.
+func (c *Client) createAndList(prefix string, data []byte, parent string) (path string, names []string, err error) {
+	written, stop := c.live.notifyWritten(prefix)
+	type created struct {
+		path string
+		err  error
+	}
+	ch := make(chan created, 1)
+	go func() {
+		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
+		ch <- created{p, err}
+	}()
+	var cr created
+	var lerr error
+	select {
+	case <-written:
+		names, _, lerr = c.conn.Children(parent)
+		cr = <-ch
+	case cr = <-ch:
+		// not seen on the wire (the connection failed, or it went
+		// through no dialer of ours): list after it
+		stop()
+		if cr.err == nil {
+			names, _, lerr = c.conn.Children(parent)
+		}
+	}
+	if cr.err != nil || lerr != nil {
+		names = nil
+	}
+	return cr.path, names, cr.err
 }
 
 // ensureQueue creates a queue's znode as a CONTAINER (ZooKeeper removes it
@@ -386,15 +417,18 @@ func (w *waiter) queue(ctx context.Context) error {
 			return w.fail(ErrLocked)
 		}
 		pred := w.target.parent + "/" + kids[watch].name
-		gone, err := w.watch(ctx, pred)
+		// Nodes ahead of ours can only disappear (sequence numbers only
+		// grow), so if pred is the last obstacle in our snapshot, its
+		// deletion hands us the lock without another round trip. That
+		// hand-off relies on a watch on our own node, set with pred's.
+		rest := slices.Delete(slices.Clone(kids), watch, watch+1)
+		direct, _ := rule(rest, idx-1, w.cfg.limit)
+		gone, err := w.watch(ctx, pred, direct)
 		if err != nil {
 			return w.fail(err)
 		}
-		// pred is gone. Nodes ahead of ours can only disappear (sequence
-		// numbers only grow), so if pred was the last obstacle in our
-		// snapshot, we hold the lock without another round trip.
-		kids = slices.Delete(kids, watch, watch+1)
-		if h, _ := rule(kids, idx-1, w.cfg.limit); h || !gone {
+		kids = rest
+		if direct || !gone {
 			continue
 		}
 		kids, err = w.list(ctx)
@@ -404,59 +438,52 @@ func (w *waiter) queue(ctx context.Context) error {
 	}
 }
 
-// firstLook reads the queue, then (unless we hold the lock at once and know
-// the token from the create reply) our node: that sets the data watch that
-// tells a waiter if anyone deletes its node, which the zero-round-trip
-// hand-off relies on, and gives the fencing token (czxid).
+// firstLook reads the queue (the listing taken with the create, when there
+// is one). If the create reply gave no fencing token, it also reads our
+// node for its czxid, which sets the watch on it.
 func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
-	c := w.c
-	type own struct {
-		stat *zk.Stat
-		err  error
+	var kids []child
+	if w.listed != nil {
+		kids, _ = sortChildren(w.listed) // unknown names are reported by list
+		w.listed = nil
+		if !slices.ContainsFunc(kids, func(k child) bool { return k.name == w.name }) {
+			// Cannot happen if the server answered in order; never
+			// take a missing node for a deleted one on this listing
+			// (that would queue us twice): list again.
+			w.c.log.Warn("zklock: queue listed without our new node; listing again", "node", w.path)
+			kids = nil
+		}
+	}
+	if kids == nil {
+		var err error
+		if kids, err = w.list(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if w.token != 0 {
+		return kids, nil
 	}
 	for {
-		var kids []child
-		var lerr error
-		if w.listed != nil {
-			kids, _ = sortChildren(w.listed) // unknown names are reported by list
-			w.listed = nil
-		} else {
-			kids, lerr = w.list(ctx)
-		}
-		if lerr == nil && w.token != 0 && w.heldIn(kids) {
-			// Held at once, token from the create reply: the watch on our
-			// node is set later, if the hold outlives the watch delay.
-			w.lazyWatch = true
-			return kids, nil
-		}
-		if lerr != nil {
-			return nil, lerr
-		}
-		ownCh := make(chan own, 1)
-		go func() {
-			_, st, _, err := c.conn.GetW(w.path)
-			ownCh <- own{st, err}
-		}()
-		var o own
-		select {
-		case o = <-ownCh:
-		case <-ctx.Done():
-			return nil, ctxErr(ctx)
-		}
+		st, err := call(ctx, func() (*zk.Stat, error) {
+			_, st, _, err := w.c.conn.GetW(w.path)
+			return st, err
+		})
 		switch {
-		case o.err == nil:
-			w.token = o.stat.Czxid
+		case err == nil:
+			w.token, w.ownWatched = st.Czxid, true
 			return kids, nil
-		case errors.Is(o.err, zk.ErrNoNode):
+		case errors.Is(err, zk.ErrNoNode):
 			return nil, errRestart
-		case isConnErr(o.err):
+		case isConnErr(err):
 			if err := w.sameSession(ctx); err != nil {
 				return nil, err
 			}
-		case errors.Is(o.err, zk.ErrSessionExpired):
+		case errors.Is(err, zk.ErrSessionExpired):
 			return nil, errRestart
+		case isCtxErr(err):
+			return nil, err
 		default:
-			return nil, mapErr(o.err)
+			return nil, mapErr(err)
 		}
 	}
 }
@@ -516,21 +543,52 @@ func (w *waiter) sameSession(ctx context.Context) error {
 	return nil
 }
 
-// watch sets a data watch on pred and waits for its deletion. It returns
-// gone == false when pred was already gone when the watch was set.
-func (w *waiter) watch(ctx context.Context, pred string) (gone bool, err error) {
+// watch sets a data watch on pred and waits for its deletion. With own it
+// first makes sure our node is watched too, in the same round trip (the
+// two requests are pipelined). It returns gone == false when pred was
+// already gone when the watch was set.
+func (w *waiter) watch(ctx context.Context, pred string, own bool) (gone bool, err error) {
 	c := w.c
 	for {
 		type res struct {
-			ch  <-chan zk.Event
-			err error
+			ch     <-chan zk.Event
+			err    error
+			ownErr error // of the read that watches our node, if made
 		}
+		needOwn := own && !w.ownWatched
 		r, err := call(ctx, func() (res, error) {
+			var ownCh chan error
+			if needOwn {
+				ownCh = make(chan error, 1)
+				go func() {
+					_, _, _, err := c.conn.GetW(w.path)
+					ownCh <- err
+				}()
+			}
 			_, _, ch, err := c.conn.GetW(pred)
-			return res{ch, err}, nil
+			r := res{ch: ch, err: err}
+			if ownCh != nil {
+				r.ownErr = <-ownCh
+			}
+			return r, nil
 		})
 		if err != nil {
 			return false, err
+		}
+		if needOwn {
+			switch {
+			case r.ownErr == nil:
+				w.ownWatched = true
+			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
+				return false, errRestart
+			case isConnErr(r.ownErr):
+				if err := w.sameSession(ctx); err != nil {
+					return false, err
+				}
+				continue
+			default:
+				return false, mapErr(r.ownErr)
+			}
 		}
 		switch {
 		case r.err == nil:
@@ -621,7 +679,7 @@ func (w *waiter) hold(ctx context.Context) error {
 		// waited: the lease is over, give this node back.
 		return w.fail(fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", w.st.lostErr()))
 	}
-	if w.lazyWatch {
+	if !w.ownWatched {
 		delay := c.cfg.nodeWatchDelay
 		if w.multi {
 			// A part of a multi-resource acquire is held while the others
