@@ -172,23 +172,28 @@ func (f *fleet) slotOf(procID int) *slot {
 
 // quiesce asks every worker to stop acquiring (SIGUSR1) and waits until
 // each has reported quiesced or timeout passes. It returns the processes
-// that did not.
+// that did not. A worker respawned a moment ago is signalled only once it
+// has reported start: before its handler is set, SIGUSR1 would kill it.
 func (f *fleet) quiesce(timeout time.Duration) []int {
-	for _, s := range f.slots {
-		if p := s.current(); p != nil && p.alive() {
-			_ = p.signal(syscall.SIGCONT) // a paused worker must run to stop
-			_ = p.signal(syscall.SIGUSR1)
-		}
-	}
+	signalled := map[int]bool{}
 	deadline := time.Now().Add(timeout)
 	for {
 		q := f.hub.quiesced()
 		var missing []int
 		for _, s := range f.slots {
-			if p := s.current(); p != nil && p.alive() {
-				if _, ok := q[p.id]; !ok {
-					missing = append(missing, p.id)
+			p := s.current()
+			if p == nil || !p.alive() {
+				continue
+			}
+			if !signalled[p.id] {
+				_ = p.signal(syscall.SIGCONT) // a paused worker must run to stop
+				if f.hub.hasStarted(p.id) {
+					_ = p.signal(syscall.SIGUSR1)
+					signalled[p.id] = true
 				}
+			}
+			if _, ok := q[p.id]; !ok {
+				missing = append(missing, p.id)
 			}
 		}
 		if len(missing) == 0 || time.Now().After(deadline) {

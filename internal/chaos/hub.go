@@ -30,6 +30,7 @@ type hub struct {
 	max     map[string]int64
 	holding map[int]map[int64]bool // proc -> op -> long hold, for leases not yet ended
 	quiet   map[int]int64          // proc -> session, for quiesced workers
+	started map[int]bool           // procs that reported start (their signal handlers are set)
 	acq     int                    // acquisitions so far
 }
 
@@ -61,7 +62,7 @@ func newHub(historyPath string) (*hub, error) {
 		return nil, err
 	}
 	h := &hub{ln: ln, file: f, out: bufio.NewWriterSize(f, 1<<16), max: map[string]int64{},
-		holding: map[int]map[int64]bool{}, quiet: map[int]int64{}}
+		holding: map[int]map[int64]bool{}, quiet: map[int]int64{}, started: map[int]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /event", h.handleEvent)
 	mux.HandleFunc("POST /write", h.handleWrite)
@@ -135,6 +136,8 @@ func (h *hub) recordLocked(e Event) Event {
 		delete(h.holding, e.Proc)
 	case EvQuiesced:
 		h.quiet[e.Proc] = e.Session
+	case EvStart:
+		h.started[e.Proc] = true
 	}
 	return e
 }
@@ -174,6 +177,13 @@ func (h *hub) quiesced() map[int]int64 {
 		m[p] = s
 	}
 	return m
+}
+
+// hasStarted reports whether worker proc has reported start.
+func (h *hub) hasStarted(proc int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.started[proc]
 }
 
 // history returns a copy of the events recorded so far.
