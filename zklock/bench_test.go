@@ -107,7 +107,7 @@ func BenchmarkQueue1000(b *testing.B) {
 // counts locks.
 func BenchmarkDistinct1000(b *testing.B) {
 	eachSide(b, repeat(func(ctx context.Context, h *bench.Harness, side bench.Side) (bench.Sample, error) {
-		return bench.Distinct(ctx, h, side, 1000)
+		return bench.Distinct(ctx, h, side, 1000, 1)
 	}))
 }
 

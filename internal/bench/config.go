@@ -39,6 +39,7 @@ type Sizes struct {
 	ContenderOps  int   `json:"contender_ops"`  // acquisitions per run, shared among the contenders
 	QueueDepth    int   `json:"queue_depth"`    // waiters in the draining queue
 	DistinctLocks int   `json:"distinct_locks"` // distinct resources acquired at once on one session
+	DistinctRuns  int   `json:"distinct_runs"`  // batches of DistinctLocks per run
 	RawPairs      int   `json:"raw_pairs"`      // create+delete pairs per raw run
 	RawParallel   int   `json:"raw_parallel"`   // goroutines of the parallel raw run
 	Waiters       int   `json:"waiters"`        // waiting locks for the memory measurement
@@ -53,6 +54,7 @@ func FullSizes() Sizes {
 		ContenderOps:  640,
 		QueueDepth:    1000,
 		DistinctLocks: 1000,
+		DistinctRuns:  5,
 		RawPairs:      500,
 		RawParallel:   32,
 		Waiters:       10000,
@@ -68,6 +70,7 @@ func QuickSizes() Sizes {
 		ContenderOps:  64,
 		QueueDepth:    100,
 		DistinctLocks: 100,
+		DistinctRuns:  1,
 		RawPairs:      60,
 		RawParallel:   32,
 		Waiters:       1000,
@@ -90,6 +93,7 @@ func (c Config) withDefaults() Config {
 	fill(&s.ContenderOps, def.ContenderOps)
 	fill(&s.QueueDepth, def.QueueDepth)
 	fill(&s.DistinctLocks, def.DistinctLocks)
+	fill(&s.DistinctRuns, def.DistinctRuns)
 	fill(&s.RawPairs, def.RawPairs)
 	fill(&s.RawParallel, def.RawParallel)
 	fill(&s.Waiters, def.Waiters)

@@ -46,7 +46,7 @@ func Scenarios(sz Sizes) []Scenario {
 			}},
 		Scenario{Name: fmt.Sprintf("distinct-%d", sz.DistinctLocks), Unit: "locks/s", Target: 1.0,
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
-				return Distinct(ctx, h, side, sz.DistinctLocks)
+				return Distinct(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns)
 			}},
 	)
 }

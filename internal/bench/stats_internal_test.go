@@ -29,7 +29,7 @@ func TestMedian(t *testing.T) {
 func TestConfigDefaults(t *testing.T) {
 	full := Config{}.withDefaults()
 	if full.Rounds != 5 || full.Sizes.Waiters != 10000 || full.Sizes.QueueDepth != 1000 ||
-		full.Sizes.DistinctLocks != 1000 || full.Root != "/zklock-bench" || full.SessionTimeout != 10*time.Second {
+		full.Sizes.DistinctLocks != 1000 || full.Sizes.DistinctRuns != 5 || full.Root != "/zklock-bench" || full.SessionTimeout != 10*time.Second {
 		t.Errorf("full defaults = %+v", full)
 	}
 	quick := Config{Quick: true, Sizes: Sizes{Uncontended: 7}}.withDefaults()

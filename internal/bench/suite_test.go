@@ -197,8 +197,8 @@ func TestIntegration_Scenarios(t *testing.T) {
 			check("contenders", s, err, 12)
 			s, err = bench.Queue(ctx, h, side, 8)
 			check("queue", s, err, 8)
-			s, err = bench.Distinct(ctx, h, side, 9)
-			check("distinct", s, err, 9)
+			s, err = bench.Distinct(ctx, h, side, 9, 2)
+			check("distinct", s, err, 18) // two batches of 9
 		})
 	}
 	s, err := bench.RawCreateDelete(ctx, h, 20, 4)
@@ -238,7 +238,7 @@ func TestIntegration_HarnessCleanup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bench.Distinct(ctx, h, bench.GoZookeeper(), 5); err != nil {
+	if _, err := bench.Distinct(ctx, h, bench.GoZookeeper(), 5, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Close(); err != nil {
