@@ -31,6 +31,7 @@ type Client struct {
 	wg        sync.WaitGroup
 	wake      chan struct{} // nudges the loss watchdog
 	watchIdle atomic.Bool   // the watchdog sleeps until nudged
+	creating  atomic.Int32  // creates in flight (see createAndList)
 
 	mu        sync.Mutex
 	sessionID int64

@@ -18,10 +18,16 @@
 // Resource r's queue is the znode <root>/<EscapeResource(r)>, a CONTAINER
 // node that ZooKeeper removes once empty. An acquire creates an
 // EPHEMERAL_SEQUENTIAL child with Curator's protected name
-// "_c_<uuid>-lock-<seq>", lists the queue once, and, unless first, sets a
-// data watch on the nearest node ahead of it only, so each release wakes one
-// waiter (no herd). When that node goes and it was the only one ahead in the
-// waiter's snapshot, the waiter holds the lock with no further round trip.
+// "_c_<uuid>-lock-<seq>", lists the queue once (the list request follows
+// the create on the wire without waiting for its reply: the server answers
+// a session in order, so the listing includes the new node at no extra
+// round trip), and, unless first, sets a data watch on the nearest node
+// ahead of it only, so each release wakes one waiter (no herd). When that
+// node goes and it was the only one ahead in the waiter's snapshot, the
+// waiter holds the lock with no further round trip; for that it also
+// watches its own node while it waits, so that a deletion of its node by
+// someone else cannot go unseen. Waiters further back learn of such a
+// deletion at their next listing.
 // Read/write locks use Curator's "__READ__"/"__WRIT__" names and kazoo's
 // "__lock__"/"__rlock__" names are understood, so Java and Python services
 // can share locks.
@@ -31,9 +37,10 @@
 // A lease's token is its node's czxid, taken from the create reply itself
 // (go-zookeeper drops it; the client reads it off the wire), so an
 // uncontended acquire costs the same three requests as go-zookeeper's
-// zk.Lock: create, list, delete. A held lease watches its own node and is
-// lost at once if someone else deletes it; a lease granted with no one
-// ahead sets that watch only once it has been held for WithNodeWatchDelay
+// zk.Lock (create, list, delete) in the time of two round trips, since the
+// list is pipelined. A held lease watches its own node and is lost at once
+// if someone else deletes it; a lease whose node has no watch yet when it
+// is granted sets it only once it has been held for WithNodeWatchDelay
 // (10ms by default), which keeps the watch's read and notification off
 // short critical sections.
 //

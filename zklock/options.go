@@ -91,15 +91,15 @@ func WithLossMargin(d time.Duration) Option {
 	}
 }
 
-// WithNodeWatchDelay sets how long a lease that was granted at once (no one
-// ahead) is held before the client sets a watch on its node to learn if
-// someone else deletes it (default 10ms). The watch costs a read and a
-// notification per lease, about a sixth of an uncontended acquire+release
-// on an fsync-bound server; a critical section shorter than the delay ends
-// before it would matter. 0 sets the watch at once. Parts of a
-// multi-resource acquire and waiting leases always watch their node at
-// once (the hand-off without a round trip relies on it), and session
-// expiry and loss of contact are detected regardless.
+// WithNodeWatchDelay sets how long a lease whose node carries no watch yet
+// is held before the client sets one, to learn if someone else deletes the
+// node (default 10ms). The watch costs a read and a notification per lease,
+// about a sixth of an uncontended acquire+release on an fsync-bound server;
+// a critical section shorter than the delay ends before it would matter. 0
+// sets the watch at once. A waiter next in line for a hand-off without a
+// round trip watches its node while it waits (that hand-off relies on it)
+// and keeps the watch; parts of a multi-resource acquire watch theirs at
+// once; session expiry and loss of contact are detected regardless.
 func WithNodeWatchDelay(d time.Duration) Option {
 	return func(c *clientConfig) {
 		if d < 0 {
