@@ -461,7 +461,7 @@ func (w *waiter) queue(ctx context.Context) error {
 func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	var kids []child
 	if w.listed != nil {
-		kids, _ = sortChildren(w.listed) // unknown names are reported by list
+		kids, _ = sortAhead(w.listed, w.name) // unknown names are reported by list
 		w.listed = nil
 		if !slices.ContainsFunc(kids, func(k child) bool { return k.name == w.name }) {
 			// Cannot happen if the server answered in order; never
@@ -525,7 +525,7 @@ func (w *waiter) list(ctx context.Context) ([]child, error) {
 		})
 		switch {
 		case err == nil:
-			kids, unknown := sortChildren(names)
+			kids, unknown := sortAhead(names, w.name)
 			if len(unknown) > 0 {
 				w.c.log.Warn("zklock: queue holds nodes of no known lock layout; they are not ordered",
 					"queue", w.target.parent, "nodes", unknown)

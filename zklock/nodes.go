@@ -140,16 +140,41 @@ func sortChildren(names []string) (kids []child, unknown []string) {
 			unknown = append(unknown, n)
 		}
 	}
-	slices.SortFunc(kids, func(a, b child) int {
-		switch {
-		case a.seq < b.seq:
-			return -1
-		case a.seq > b.seq:
-			return 1
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	slices.SortFunc(kids, compareChildren)
 	return kids, unknown
+}
+
+// sortAhead is sortChildren for the waiter whose node is named ours: it
+// keeps only the nodes up to and including ours, since nothing behind a
+// node bears on whether it holds or what it watches (see rule). A waiter
+// near the head of a long queue then sorts next to nothing.
+func sortAhead(names []string, ours string) (kids []child, unknown []string) {
+	me, ok := parseChild(ours)
+	if !ok {
+		return sortChildren(names)
+	}
+	for _, n := range names {
+		c, ok := parseChild(n)
+		switch {
+		case !ok:
+			unknown = append(unknown, n)
+		case compareChildren(c, me) <= 0:
+			kids = append(kids, c)
+		}
+	}
+	slices.SortFunc(kids, compareChildren)
+	return kids, unknown
+}
+
+// compareChildren orders nodes by sequence number, then name.
+func compareChildren(a, b child) int {
+	switch {
+	case a.seq < b.seq:
+		return -1
+	case a.seq > b.seq:
+		return 1
+	}
+	return strings.Compare(a.name, b.name)
 }
 
 // rule decides, for the node at index i of a sorted queue, whether it holds

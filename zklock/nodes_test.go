@@ -1,6 +1,11 @@
 package zklock
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 func TestParseChild(t *testing.T) {
 	for name, want := range map[string]child{
@@ -67,6 +72,44 @@ func TestSortAndRule(t *testing.T) {
 	for i, want := range []res{{true, -1}, {true, -1}, {false, 0}, {false, 1}} {
 		if h, w := rule(sem, i, 2); h != want.held || w != want.watch {
 			t.Errorf("semaphore(2) rule(%d) = %v,%d; want %+v", i, h, w, want)
+		}
+	}
+}
+
+// A waiter's view of its queue (sortAhead) is exactly the prefix of the
+// whole sorted queue up to its own node, so rule decides the same on both,
+// for every node of random queues of every layout.
+func TestSortAheadIsPrefix(t *testing.T) {
+	marks := []string{"-lock-", "-__READ__", "-__WRIT__", "__lock__", "__rlock__", "-sema-"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		n := 1 + rng.IntN(30)
+		names := make([]string, 0, n+1)
+		for i := range n {
+			names = append(names, fmt.Sprintf("_c_%d%s%010d", i, marks[rng.IntN(len(marks))], rng.IntN(40)))
+		}
+		names = append(names, "not-a-lock-node")
+		rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		all, unknownAll := sortChildren(names)
+		for _, ours := range names {
+			kids, unknown := sortAhead(names, ours)
+			if !slices.Equal(unknown, unknownAll) {
+				t.Fatalf("round %d: unknown %v, want %v", round, unknown, unknownAll)
+			}
+			i := slices.IndexFunc(all, func(c child) bool { return c.name == ours })
+			if i < 0 {
+				continue // the unknown name: not a waiter
+			}
+			if !slices.Equal(kids, all[:i+1]) {
+				t.Fatalf("round %d: sortAhead(%s) = %v, want %v", round, ours, kids, all[:i+1])
+			}
+			for _, limit := range []int{1, 3} {
+				h1, w1 := rule(kids, i, limit)
+				h2, w2 := rule(all, i, limit)
+				if h1 != h2 || w1 != w2 {
+					t.Fatalf("round %d: rule differs for %s", round, ours)
+				}
+			}
 		}
 	}
 }
