@@ -505,16 +505,6 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	}
 }
 
-// heldIn reports whether our node holds the lock in the sorted queue kids.
-func (w *waiter) heldIn(kids []child) bool {
-	i := slices.IndexFunc(kids, func(k child) bool { return k.name == w.name })
-	if i < 0 {
-		return false
-	}
-	held, _ := rule(kids, i, w.cfg.limit)
-	return held
-}
-
 // list reads the queue's children, retrying across connection loss while
 // the session lives.
 func (w *waiter) list(ctx context.Context) ([]child, error) {
