@@ -70,9 +70,6 @@ func newLeaseState(owner releaser, id uint64, resource string, mode Mode) *lease
 	return st
 }
 
-// addHold adds a held node to the lease. It reports false, adding nothing,
-// when the lease has already ended (a multi-resource lease lost a part
-// while waiting for the next one); the caller must then let go of the node.
 // beginAcquire starts an acquire for owner: the lease state, the Started
 // event, and the context bounded by MaxWait (cancel must be called).
 func beginAcquire(ctx context.Context, owner releaser, name string, cfg acquireConfig) (st *leaseState, start time.Time, wctx context.Context, cancel context.CancelFunc) {
@@ -86,6 +83,9 @@ func beginAcquire(ctx context.Context, owner releaser, name string, cfg acquireC
 	return st, start, wctx, cancel
 }
 
+// addHold adds a held node to the lease. It reports false, adding nothing,
+// when the lease has already ended (a multi-resource lease lost a part
+// while waiting for the next one); the caller must then let go of the node.
 func (st *leaseState) addHold(h *hold) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
