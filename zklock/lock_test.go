@@ -3,8 +3,11 @@ package zklock_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -367,6 +370,76 @@ func TestIntegration_NodeDeletedByOperator(t *testing.T) {
 		t.Fatalf("Release after loss = %v", err)
 	}
 	eventually(t, "lost event", func() bool { return rec.count(zklock.EventLost) == 1 })
+}
+
+// Waiters whose nodes an operator deletes queue again, each exactly once,
+// and all still get the lock: the one next in line (which watches its own
+// node for the zero-round-trip hand-off) at once; one further back (which
+// does not) when its predecessor goes and it lists the queue again.
+func TestIntegration_WaiterNodeDeletedByOperator(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	holderC := newClient(t, root)
+	c := newClient(t, root)
+	op := newClient(t, root)
+	ctx := testCtx(t)
+	h, err := holderC.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three waiters, queued one after the other.
+	var ov overlap
+	var acquired atomic.Int32
+	errs := make(chan error, 3)
+	for i := range 3 {
+		go func() {
+			l, err := c.Acquire(ctx, "r")
+			if err == nil {
+				acquired.Add(1)
+				ov.enter()
+				time.Sleep(5 * time.Millisecond)
+				ov.leave()
+				err = l.Release(ctx)
+			}
+			errs <- err
+		}()
+		eventually(t, fmt.Sprintf("waiter %d queued", i+1), func() bool { return len(c.Locks()) == i+1 })
+	}
+	byPos := func() map[int]string {
+		m := map[int]string{}
+		for _, l := range c.Locks() {
+			m[l.Position] = l.Path
+		}
+		return m
+	}
+	eventually(t, "positions 1..3", func() bool { m := byPos(); return m[1] != "" && m[2] != "" && m[3] != "" })
+	pos := byPos()
+	// The next in line and the last one lose their nodes.
+	for _, p := range []string{pos[1], pos[3]} {
+		if err := op.Conn().Delete(p, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The next in line queues again at once; the last one does not know yet.
+	eventually(t, "the next in line queued again", func() bool {
+		ls := c.Locks()
+		return len(ls) == 3 && !slices.ContainsFunc(ls, func(l zklock.LocalLock) bool { return l.Path == pos[1] })
+	})
+	queue := func() int { return len(lockNodes(t, op.Conn(), root)) }
+	if n := queue(); n != 3 { // the holder, the middle waiter, the re-queued one
+		t.Fatalf("%d nodes in the queue, want 3", n)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if acquired.Load() != 3 || ov.violations != 0 {
+		t.Fatalf("%d acquisitions, %d overlaps; want 3 and 0", acquired.Load(), ov.violations)
+	}
+	eventually(t, "an empty queue", func() bool { return queue() == 0 })
 }
 
 func TestIntegration_AcquireAll(t *testing.T) {
