@@ -170,7 +170,12 @@ func TestIntegration_ZeroRoundTripHandoff(t *testing.T) {
 			ls := b.Locks()
 			return len(ls) == 1 && ls[0].Position == 1
 		})
-		time.Sleep(5 * time.Millisecond) // b's watch request is on its way
+		// b's watches (on a's node and its own) reach the server before
+		// the count starts: with a's on its own node, three in all.
+		eventually(t, "b's watches set", func() bool {
+			wchs, err := srv.FourLetter("wchs")
+			return err == nil && strings.Contains(wchs, "Total watches:3\n")
+		})
 		if _, err := srv.FourLetter("srst"); err != nil {
 			t.Fatal(err)
 		}
