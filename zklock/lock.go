@@ -336,8 +336,9 @@ func (c *Client) createAndList(prefix string, data []byte, parent string) (path 
 	// (1,000 acquires on one session), listings interleaved with the
 	// creates cost more than they save (measured: 5,200 against 7,800
 	// locks/s, medians of 12 batches).
-	if c.creating.Add(1) > 1 {
-		defer c.creating.Add(-1)
+	inFlight := c.creating.Add(1)
+	defer c.creating.Add(-1)
+	if inFlight > 1 {
 		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
 		if err != nil {
 			return p, nil, err
@@ -348,7 +349,6 @@ func (c *Client) createAndList(prefix string, data []byte, parent string) (path 
 		}
 		return p, names, nil
 	}
-	defer c.creating.Add(-1)
 	written, stop := c.live.notifyWritten(prefix)
 	type created struct {
 		path string
