@@ -32,7 +32,6 @@ type Client struct {
 	wake      chan struct{} // nudges the loss watchdog
 	watchIdle atomic.Bool   // the watchdog sleeps until nudged
 	creating  atomic.Int32  // creates in flight (see createAndList)
-	calls     *workers      // run go-zookeeper requests for callers with a context
 
 	mu        sync.Mutex
 	sessionID int64
@@ -117,7 +116,6 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		closeCh: make(chan struct{}),
 		nodes:   make(map[string]*nodeEntry),
 	}
-	c.calls = newWorkers(c.closeCh)
 	c.bg, c.bgCancel = context.WithCancel(context.Background())
 	var lastDialErr atomic.Value
 	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
@@ -148,7 +146,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, fmt.Errorf("zklock: connect %v: %w", servers, err)
 	}
 	for _, a := range cfg.auth {
-		if _, err := call(ctx, c.calls, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
+		if _, err := call(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
 			c.abort()
 			if errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrNoAuth) {
 				return nil, fmt.Errorf("%w: %s authentication failed: %v", ErrNoAuth, a.scheme, err)

@@ -71,7 +71,7 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			names []string
 			ch    <-chan zk.Event
 		}
-		r, err := call(ctx, c.calls, func() (res, error) {
+		r, err := call(ctx, func() (res, error) {
 			if watch {
 				n, _, ch, err := c.conn.ChildrenW(parent)
 				return res{n, ch}, err

@@ -78,7 +78,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOp
 		return nil, err
 	}
 	q := &Queue{Resource: resource, Path: parent}
-	names, err := call(ctx, c.calls, func() ([]string, error) {
+	names, err := call(ctx, func() ([]string, error) {
 		n, _, err := c.conn.Children(parent)
 		return n, err
 	})
@@ -153,7 +153,7 @@ func decodeOwner(data []byte) Owner {
 // Resources lists the resources under the root whose names start with
 // prefix, sorted. Queues created with RawPath are not listed.
 func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error) {
-	names, err := call(ctx, c.calls, func() ([]string, error) {
+	names, err := call(ctx, func() ([]string, error) {
 		n, _, err := c.conn.Children(c.cfg.root)
 		return n, err
 	})

@@ -247,7 +247,7 @@ func (w *waiter) create(ctx context.Context) error {
 			if sid != w.sid {
 				return errRestart // the old session and its node are gone
 			}
-			names, err := call(ctx, c.calls, func() ([]string, error) {
+			names, err := call(ctx, func() ([]string, error) {
 				n, _, err := c.conn.Children(w.target.parent)
 				return n, err
 			})
@@ -291,7 +291,7 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 	}
 	ch := make(chan result, 1)
 	abandoned := make(chan struct{})
-	c.calls.run(func() {
+	go func() {
 		p, names, err := c.createAndList(prefix, data, parent)
 		r := result{path: p, err: err, names: names}
 		select {
@@ -308,7 +308,7 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 			}
 		default:
 		}
-	})
+	}()
 	select {
 	case r := <-ch:
 		return r.path, r.names, r.err
@@ -355,10 +355,10 @@ func (c *Client) createAndList(prefix string, data []byte, parent string) (path 
 		err  error
 	}
 	ch := make(chan created, 1)
-	c.calls.run(func() {
+	go func() {
 		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
 		ch <- created{p, err}
-	})
+	}()
 	var cr created
 	var lerr error
 	select {
@@ -386,7 +386,7 @@ func (c *Client) ensureQueue(ctx context.Context, parent string, queueData []byt
 	for i := range parts {
 		p := "/" + strings.Join(parts[:i+1], "/")
 		last := i == len(parts)-1
-		_, err := call(ctx, c.calls, func() (string, error) {
+		_, err := call(ctx, func() (string, error) {
 			if last {
 				return c.conn.CreateContainer(p, queueData, zk.FlagContainer, c.cfg.acl)
 			}
@@ -481,7 +481,7 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 		return kids, nil
 	}
 	for {
-		st, err := call(ctx, w.c.calls, func() (*zk.Stat, error) {
+		st, err := call(ctx, func() (*zk.Stat, error) {
 			_, st, _, err := w.c.conn.GetW(w.path)
 			return st, err
 		})
@@ -509,7 +509,7 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 // the session lives.
 func (w *waiter) list(ctx context.Context) ([]child, error) {
 	for {
-		names, err := call(ctx, w.c.calls, func() ([]string, error) {
+		names, err := call(ctx, func() ([]string, error) {
 			n, _, err := w.c.conn.Children(w.target.parent)
 			return n, err
 		})
@@ -563,14 +563,14 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) (gone bool, e
 			ownErr error // of the read that watches our node, if made
 		}
 		needOwn := own && !w.ownWatched
-		r, err := call(ctx, c.calls, func() (res, error) {
+		r, err := call(ctx, func() (res, error) {
 			var ownCh chan error
 			if needOwn {
 				ownCh = make(chan error, 1)
-				c.calls.run(func() {
+				go func() {
 					_, _, _, err := c.conn.GetW(w.path)
 					ownCh <- err
-				})
+				}()
 			}
 			_, _, ch, err := c.conn.GetW(pred)
 			r := res{ch: ch, err: err}
@@ -660,7 +660,7 @@ func (w *waiter) hold(ctx context.Context) error {
 	// If we have not heard from the server for so long that the session may
 	// be about to expire, prove it alive before handing out a lease.
 	if time.Now().After(c.lossDeadline()) {
-		ok, err := call(ctx, c.calls, func() (bool, error) {
+		ok, err := call(ctx, func() (bool, error) {
 			ok, _, err := c.conn.Exists(w.path)
 			return ok, err
 		})
@@ -781,7 +781,7 @@ func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
 			}
 			continue
 		}
-		_, err := call(ctx, c.calls, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, -1) })
+		_, err := call(ctx, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, -1) })
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
 			return nil

@@ -23,7 +23,7 @@ func (c *Client) RequestRelease(ctx context.Context, resource string, opts ...Ac
 	}
 	n := 0
 	for _, h := range q.Holders() {
-		_, err := call(ctx, c.calls, func() (*zk.Stat, error) { return c.conn.Set(h.Path, revokeMessage, -1) })
+		_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(h.Path, revokeMessage, -1) })
 		switch {
 		case err == nil:
 			n++

@@ -40,7 +40,7 @@ func (w *waiter) checkLimit(ctx context.Context) error {
 			data []byte
 			stat *zk.Stat
 		}
-		r, err := call(ctx, c.calls, func() (res, error) {
+		r, err := call(ctx, func() (res, error) {
 			d, st, err := c.conn.Get(w.target.parent)
 			return res{d, st}, err
 		})
@@ -66,7 +66,7 @@ func (w *waiter) checkLimit(ctx context.Context) error {
 			}
 			return nil
 		}
-		_, err = call(ctx, c.calls, func() (*zk.Stat, error) { return c.conn.Set(w.target.parent, w.queueData(), r.stat.Version) })
+		_, err = call(ctx, func() (*zk.Stat, error) { return c.conn.Set(w.target.parent, w.queueData(), r.stat.Version) })
 		switch {
 		case err == nil:
 			return nil

@@ -10,12 +10,11 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// call runs fn, a go-zookeeper call (which takes no context), on one of
-// w's goroutines so the caller never waits past ctx. If ctx ends first the
-// call still completes in the background; callers whose call creates
-// something must clean up after it (see createNode). A context that can
-// never end runs fn on the caller's goroutine.
-func call[T any](ctx context.Context, w *workers, fn func() (T, error)) (T, error) {
+// call runs fn, a go-zookeeper call (which takes no context), on its own
+// goroutine so the caller never waits past ctx. If ctx ends first the call
+// still completes in the background; callers whose call creates something
+// must clean up after it (see createNode).
+func call[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	if ctx.Done() == nil {
 		return fn()
 	}
@@ -28,10 +27,10 @@ func call[T any](ctx context.Context, w *workers, fn func() (T, error)) (T, erro
 		err error
 	}
 	ch := make(chan result, 1)
-	w.run(func() {
+	go func() {
 		v, err := fn()
 		ch <- result{v, err}
-	})
+	}()
 	select {
 	case r := <-ch:
 		return r.v, r.err
