@@ -159,36 +159,122 @@ const (
 	maxPathLen = 8192 // longest create path parsed from the wire
 )
 
+// trackedConn feeds liveness with the frames written and read, and saves
+// system calls. go-zookeeper reads each reply with two reads straight from
+// the socket (length, then body) and sets the read deadline twice per
+// reply; trackedConn reads whatever has arrived into a buffer, so that under
+// load one read serves many replies, and applies a read deadline only when
+// it is about to block. Around each write go-zookeeper sets a deadline and
+// clears it again; trackedConn applies the deadline in force when it writes.
+// go-zookeeper reads from one goroutine and writes from one goroutine; the
+// mutexes guard only against other callers.
 type trackedConn struct {
 	net.Conn
-	l      *liveness
-	gen    uint64
+	l   *liveness
+	gen uint64
+
 	wmu    sync.Mutex
-	rd, wr frameScanner
+	wr     frameScanner
+	wdl    time.Time // write deadline asked for
+	wdlSet time.Time // write deadline in force on the socket
+
+	rmu      sync.Mutex
+	rd       frameScanner
+	rbuf     []byte // bytes read from the socket and not yet returned
+	rpos     int
+	rerr     error // error that ended the last socket read, returned once rbuf is drained
+	rdl      time.Time
+	rdlSet   time.Time
+	rdlDirty bool
+}
+
+// readBufSize is the read buffer: large enough for a burst of replies,
+// small enough not to matter per connection.
+const readBufSize = 32 << 10
+
+func (c *trackedConn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.SetWriteDeadline(t)
+}
+
+func (c *trackedConn) SetReadDeadline(t time.Time) error {
+	c.rmu.Lock()
+	c.rdl, c.rdlDirty = t, !t.Equal(c.rdlSet)
+	c.rmu.Unlock()
+	return nil
+}
+
+func (c *trackedConn) SetWriteDeadline(t time.Time) error {
+	c.wmu.Lock()
+	c.wdl = t
+	c.wmu.Unlock()
+	return nil
 }
 
 func (c *trackedConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.wdl.Equal(c.wdlSet) {
+		if err := c.Conn.SetWriteDeadline(c.wdl); err != nil {
+			return 0, err
+		}
+		c.wdlSet = c.wdl
+	}
 	now := time.Now()
 	n, err := c.Conn.Write(p)
 	if n > 0 {
-		// go-zookeeper writes from one goroutine at a time, but guard anyway.
-		c.wmu.Lock()
 		c.wr.scan(p[:n], func(hdr []byte, frame int) {
 			c.l.sent(c.gen, now, hdr, frame == 1)
 		})
-		c.wmu.Unlock()
 	}
 	return n, err
 }
 
 func (c *trackedConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if n > 0 {
-		c.rd.scan(p[:n], func(hdr []byte, frame int) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.rpos == len(c.rbuf) {
+		if c.rerr != nil {
+			err := c.rerr
+			c.rerr = nil
+			return 0, err
+		}
+		if c.rdlDirty {
+			if err := c.Conn.SetReadDeadline(c.rdl); err != nil {
+				return 0, err
+			}
+			c.rdlSet, c.rdlDirty = c.rdl, false
+		}
+		if len(p) >= readBufSize {
+			// a large body: read it in place
+			n, err := c.Conn.Read(p)
+			c.scanRead(p[:n])
+			return n, err
+		}
+		if c.rbuf == nil {
+			c.rbuf = make([]byte, 0, readBufSize)
+		}
+		n, err := c.Conn.Read(c.rbuf[:cap(c.rbuf)])
+		c.rbuf, c.rpos, c.rerr = c.rbuf[:n], 0, err
+		c.scanRead(c.rbuf)
+		if n == 0 {
+			c.rerr = nil
+			return 0, err
+		}
+	}
+	n := copy(p, c.rbuf[c.rpos:])
+	c.rpos += n
+	return n, nil
+}
+
+func (c *trackedConn) scanRead(p []byte) {
+	if len(p) > 0 {
+		c.rd.scan(p, func(hdr []byte, frame int) {
 			c.l.received(c.gen, hdr, frame == 1)
 		})
 	}
-	return n, err
 }
 
 // frameScanner splits a stream of 4-byte-length-prefixed frames and calls a
