@@ -42,10 +42,12 @@ type ScenarioResult struct {
 	Ratio       float64   `json:"ratio"`
 	RoundRatios []float64 `json:"round_ratios"`
 	// RawRatio and ZKLibRawRatio are each side's rate over the median raw
-	// serial create+delete pair rate.
-	RawRatio      float64 `json:"raw_ratio"`
-	ZKLibRawRatio float64 `json:"zk_lock_raw_ratio"`
-	Pass          bool    `json:"pass"`
+	// serial create+delete pair rate; RawRoundRatios are zklock's over the
+	// raw serial rate of the same round.
+	RawRatio       float64   `json:"raw_ratio"`
+	ZKLibRawRatio  float64   `json:"zk_lock_raw_ratio"`
+	RawRoundRatios []float64 `json:"raw_round_ratios"`
+	Pass           bool      `json:"pass"`
 }
 
 // SideResult is one side's figures on one scenario.

@@ -116,6 +116,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if rawSerial > 0 {
 			res.RawRatio = res.ZKLock.Rate / rawSerial
 			res.ZKLibRawRatio = res.ZKLib.Rate / rawSerial
+			serial := rawRuns[0].samples
+			for k := range min(len(zl.samples), len(serial)) {
+				if zl.samples[k] != nil && serial[k] != nil && serial[k].Rate() > 0 {
+					res.RawRoundRatios = append(res.RawRoundRatios, zl.samples[k].Rate()/serial[k].Rate())
+				}
+			}
 		}
 		res.Pass = len(res.ZKLock.Errors) == 0 && res.ZKLock.Rate > 0 && res.Ratio >= sc.Target &&
 			(sc.RawTarget == 0 || (rawSerial > 0 && res.RawRatio >= sc.RawTarget))

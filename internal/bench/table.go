@@ -3,13 +3,15 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 )
 
 // WriteTable prints the report as plain-text tables: one row per scenario
-// (both sides' medians, their ratio, latencies, target and verdict), the
+// (both sides' medians, their ratio, the median and range of the rounds'
+// own ratios, latencies, target and verdict), the
 // raw create+delete rates with each side's ratio to the serial one, and the
 // memory per waiting lock.
 func (r *Report) WriteTable(w io.Writer) error {
@@ -22,17 +24,17 @@ func (r *Report) WriteTable(w io.Writer) error {
 		r.GoVersion, r.GOMAXPROCS, r.Rounds)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tunit\tzklock ops/s\tzk.Lock ops/s\tratio\tzklock p50/p99\tzk.Lock p50/p99\ttarget\tresult\t")
+	fmt.Fprintln(tw, "scenario\tunit\tzklock ops/s\tzk.Lock ops/s\tratio\tper round (min-max)\tzklock p50/p99\tzk.Lock p50/p99\ttarget\tresult\t")
 	for _, s := range r.Scenarios {
 		target := fmt.Sprintf(">=%.2fx", s.Target)
 		if s.RawTarget > 0 {
 			target += fmt.Sprintf(", >=%.2fx raw", s.RawTarget)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, s.Unit,
-			rate(s.ZKLock), rate(s.ZKLib), ratio(s.Ratio), latencies(s.ZKLock), latencies(s.ZKLib),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, s.Unit,
+			rate(s.ZKLock), rate(s.ZKLib), ratio(s.Ratio), roundRatios(s.RoundRatios), latencies(s.ZKLock), latencies(s.ZKLib),
 			target, verdict(s.Pass, len(s.ZKLock.Errors)+len(s.ZKLib.Errors)))
 		if s.ZKLock.WallRate > 0 && s.ZKLib.WallRate > 0 {
-			fmt.Fprintf(tw, "  (wall clock, with holds)\t%s\t%.0f\t%.0f\t%s\t\t\t-\t\t\n", s.Unit,
+			fmt.Fprintf(tw, "  (wall clock, with holds)\t%s\t%.0f\t%.0f\t%s\t\t\t\t-\t\t\n", s.Unit,
 				s.ZKLock.WallRate, s.ZKLib.WallRate, ratio(s.ZKLock.WallRate/s.ZKLib.WallRate))
 		}
 	}
@@ -52,14 +54,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		b.WriteString("\nrate / raw serial pair rate\n")
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  scenario\tzklock\tzk.Lock\ttarget\tresult\t")
+		fmt.Fprintln(tw, "  scenario\tzklock\tper round (min-max)\tzk.Lock\ttarget\tresult\t")
 		for _, s := range r.Scenarios {
 			target, result := "-", ""
 			if s.RawTarget > 0 {
 				target = fmt.Sprintf("zklock >=%.2fx", s.RawTarget)
 				result = verdict(s.RawRatio >= s.RawTarget, 0)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t\n", s.Name, ratio(s.RawRatio), ratio(s.ZKLibRawRatio), target, result)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, ratio(s.RawRatio), roundRatios(s.RawRoundRatios),
+				ratio(s.ZKLibRawRatio), target, result)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -119,6 +122,17 @@ func ratio(x float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", x)
+}
+
+// roundRatios shows the ratios of the rounds, each zklock's rate over
+// zk.Lock's in the same round: their median and range. Pairing by round
+// cancels the machine's drift between rounds that the ratio of the two
+// medians keeps.
+func roundRatios(rs []float64) string {
+	if len(rs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx (%.2f-%.2f)", median(rs), slices.Min(rs), slices.Max(rs))
 }
 
 func latencies(s SideResult) string {
