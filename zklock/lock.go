@@ -440,16 +440,22 @@ func (w *waiter) queue(ctx context.Context) error {
 		// hand-off relies on a watch on our own node, set with pred's.
 		rest := slices.Delete(slices.Clone(kids), watch, watch+1)
 		direct, _ := rule(rest, idx-1, w.cfg.limit)
-		gone, err := w.watch(ctx, pred, direct)
-		if err != nil {
+		if !direct {
+			// We list again once pred is gone, so nothing of the
+			// snapshot is kept while we wait: n waiters of one queue
+			// on one client would otherwise keep O(n²) names alive
+			// (and every garbage collection would mark them).
+			rest = nil
+		}
+		if err := w.watch(ctx, pred, direct); err != nil {
 			return w.fail(err)
 		}
-		kids = rest
-		if direct || !gone {
+		if direct {
+			kids = rest
 			continue
 		}
-		kids, err = w.list(ctx)
-		if err != nil {
+		var err error
+		if kids, err = w.list(ctx); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -550,11 +556,10 @@ func (w *waiter) sameSession(ctx context.Context) error {
 	return nil
 }
 
-// watch sets a data watch on pred and waits for its deletion. With own it
-// first makes sure our node is watched too, in the same round trip (the
-// two requests are pipelined). It returns gone == false when pred was
-// already gone when the watch was set.
-func (w *waiter) watch(ctx context.Context, pred string, own bool) (gone bool, err error) {
+// watch sets a data watch on pred and waits for its deletion; it returns
+// at once if pred is already gone. With own it first makes sure our node is
+// watched too, in the same round trip (the two requests are pipelined).
+func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 	c := w.c
 	for {
 		type res struct {
@@ -580,36 +585,36 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) (gone bool, e
 			return r, nil
 		})
 		if err != nil {
-			return false, err
+			return err
 		}
 		if needOwn {
 			switch {
 			case r.ownErr == nil:
 				w.ownWatched = true
 			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
-				return false, errRestart
+				return errRestart
 			case isConnErr(r.ownErr):
 				if err := w.sameSession(ctx); err != nil {
-					return false, err
+					return err
 				}
 				continue
 			default:
-				return false, mapErr(r.ownErr)
+				return mapErr(r.ownErr)
 			}
 		}
 		switch {
 		case r.err == nil:
 		case errors.Is(r.err, zk.ErrNoNode):
-			return false, nil
+			return nil
 		case isConnErr(r.err):
 			if err := w.sameSession(ctx); err != nil {
-				return false, err
+				return err
 			}
 			continue
 		case errors.Is(r.err, zk.ErrSessionExpired):
-			return false, errRestart
+			return errRestart
 		default:
-			return false, mapErr(r.err)
+			return mapErr(r.err)
 		}
 		select {
 		case ev := <-r.ch:
@@ -619,22 +624,22 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) (gone bool, e
 				// this event: check it now.
 				select {
 				case <-w.entry.gone:
-					return false, errRestart
+					return errRestart
 				default:
 				}
-				return true, nil
+				return nil
 			case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
-				return false, ErrClosed
+				return ErrClosed
 			case ev.Type == zk.EventNotWatching:
-				return false, errRestart
+				return errRestart
 			}
 			// data changed: set the watch again
 		case <-w.entry.gone:
-			return false, errRestart
+			return errRestart
 		case <-ctx.Done():
-			return false, ctxErr(ctx)
+			return ctxErr(ctx)
 		case <-c.closeCh:
-			return false, ErrClosed
+			return ErrClosed
 		}
 	}
 }
