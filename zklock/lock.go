@@ -486,60 +486,55 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	if w.token != 0 {
 		return kids, nil
 	}
-	for {
-		st, err := call(ctx, func() (*zk.Stat, error) {
-			_, st, _, err := w.c.conn.GetW(w.path)
-			return st, err
-		})
-		switch {
-		case err == nil:
-			w.token, w.ownWatched = st.Czxid, true
-			return kids, nil
-		case errors.Is(err, zk.ErrNoNode):
-			return nil, errRestart
-		case isConnErr(err):
-			if err := w.sameSession(ctx); err != nil {
-				return nil, err
-			}
-		case errors.Is(err, zk.ErrSessionExpired):
-			return nil, errRestart
-		case isCtxErr(err):
-			return nil, err
-		default:
-			return nil, mapErr(err)
-		}
+	st, err := retryRead(ctx, w, func() (*zk.Stat, error) {
+		_, st, _, err := w.c.conn.GetW(w.path)
+		return st, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	w.token, w.ownWatched = st.Czxid, true
+	return kids, nil
 }
 
 // list reads the queue's children, retrying across connection loss while
 // the session lives.
 func (w *waiter) list(ctx context.Context) ([]child, error) {
+	names, err := retryRead(ctx, w, func() ([]string, error) {
+		n, _, err := w.c.conn.Children(w.target.parent)
+		return n, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	kids, unknown := sortAhead(names, w.name)
+	if len(unknown) > 0 {
+		w.c.log.Warn("zklock: queue holds nodes of no known lock layout; they are not ordered",
+			"queue", w.target.parent, "nodes", unknown)
+	}
+	return kids, nil
+}
+
+// retryRead runs a read of our queue under ctx, again after each connection
+// loss while our session lives. A vanished node or session is errRestart.
+func retryRead[T any](ctx context.Context, w *waiter, fn func() (T, error)) (T, error) {
 	for {
-		names, err := call(ctx, func() ([]string, error) {
-			n, _, err := w.c.conn.Children(w.target.parent)
-			return n, err
-		})
+		v, err := call(ctx, fn)
 		switch {
 		case err == nil:
-			kids, unknown := sortAhead(names, w.name)
-			if len(unknown) > 0 {
-				w.c.log.Warn("zklock: queue holds nodes of no known lock layout; they are not ordered",
-					"queue", w.target.parent, "nodes", unknown)
-			}
-			return kids, nil
-		case errors.Is(err, zk.ErrNoNode):
-			return nil, errRestart
+			return v, nil
 		case isConnErr(err):
-			if err := w.sameSession(ctx); err != nil {
-				return nil, err
+			if err = w.sameSession(ctx); err == nil {
+				continue
 			}
-		case errors.Is(err, zk.ErrSessionExpired):
-			return nil, errRestart
+		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired):
+			err = errRestart
 		case isCtxErr(err):
-			return nil, err
 		default:
-			return nil, mapErr(err)
+			err = mapErr(err)
 		}
+		var zero T
+		return zero, err
 	}
 }
 
