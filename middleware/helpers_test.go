@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -157,28 +156,11 @@ func assertNoLock(t testing.TB, c *zklock.Client, resource string) {
 // tree lists every znode under path (inclusive), sorted.
 func tree(t testing.TB, conn *zk.Conn, path string) []string {
 	t.Helper()
-	var out []string
-	var walk func(p string)
-	walk = func(p string) {
-		out = append(out, p)
-		kids, _, err := conn.Children(p)
-		if err == zk.ErrNoNode {
-			return
-		}
-		if err != nil {
-			t.Fatalf("children %s: %v", p, err)
-		}
-		for _, k := range kids {
-			if p == "/" {
-				walk("/" + k)
-			} else {
-				walk(p + "/" + k)
-			}
-		}
+	nodes, err := zktest.Tree(conn, path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	walk(path)
-	sort.Strings(out)
-	return out
+	return nodes
 }
 
 // gauge tracks how many goroutines are inside a section, and the most seen.

@@ -2,7 +2,6 @@ package zklock_test
 
 import (
 	"context"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -43,28 +42,11 @@ func testCtx(t testing.TB) context.Context {
 // tree lists every znode under path (inclusive), sorted.
 func tree(t testing.TB, conn *zk.Conn, path string) []string {
 	t.Helper()
-	var out []string
-	var walk func(p string)
-	walk = func(p string) {
-		out = append(out, p)
-		kids, _, err := conn.Children(p)
-		if err == zk.ErrNoNode {
-			return
-		}
-		if err != nil {
-			t.Fatalf("children %s: %v", p, err)
-		}
-		for _, k := range kids {
-			if p == "/" {
-				walk("/" + k)
-			} else {
-				walk(p + "/" + k)
-			}
-		}
+	nodes, err := zktest.Tree(conn, path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	walk(path)
-	sort.Strings(out)
-	return out
+	return nodes
 }
 
 // lockNodes returns the lock nodes (ephemeral children of queues) under root.
