@@ -327,9 +327,29 @@ func (s *Server) serving() error {
 	if out != "imok" {
 		return fmt.Errorf("ruok answered %q", out)
 	}
-	_, err = mode(s.Addr(), time.Second)
-	return err
+	if _, err = mode(s.Addr(), time.Second); err != nil {
+		return err
+	}
+	// A port freed by Stop can be taken by another process before Start
+	// binds it again: make sure the server answering is this one.
+	conf, err := fourLetter(s.Addr(), "conf", time.Second)
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(conf, "\n") {
+		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "dataDir="); ok {
+			if d == s.dir || strings.HasPrefix(d, s.dir+string(filepath.Separator)) {
+				return nil
+			}
+			return fmt.Errorf("port %d is answered by another server (dataDir %s)", s.port, d)
+		}
+	}
+	return fmt.Errorf("conf answered without a dataDir: %q", strings.TrimSpace(conf))
 }
+
+// LogTail returns at most n final lines of the server's output since it was
+// last started, for test failure messages.
+func (s *Server) LogTail(n int) string { return s.tail.lastLines(n) }
 
 func (s *Server) logError(msg string) error {
 	return fmt.Errorf("zktest: server %s %s; last %d lines of its log:\n%s",
