@@ -525,6 +525,13 @@ func TestIntegration_ServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	var inspectErr error
+	defer func() {
+		if t.Failed() {
+			t.Logf("last Inspect error: %v; server %s (running: %v), last lines of its log:\n%s",
+				inspectErr, srv.Addr(), srv.Running(), srv.LogTail(40))
+		}
+	}()
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	opts := []zklock.Option{zklock.WithSessionTimeout(10 * time.Second)}
@@ -547,8 +554,8 @@ func TestIntegration_ServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "reconnected", func() bool {
-		_, err := a.Inspect(ctx, "r")
-		return err == nil
+		_, inspectErr = a.Inspect(ctx, "r")
+		return inspectErr == nil
 	})
 	if err := l.Err(); err != nil {
 		t.Fatalf("lease lost across a short restart: %v", err)
