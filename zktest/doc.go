@@ -11,7 +11,11 @@
 // StartServer launches a standalone server on a free 127.0.0.1 port and
 // StartEnsemble launches a loopback quorum. Each server is a separate JVM
 // that can be stopped, killed, restarted, paused and resumed to simulate
-// failures, and queried with four-letter words (FourLetter, Mode).
+// failures, and queried with four-letter words (FourLetter, Mode). Ports
+// are taken below the kernel's ephemeral range, so that no other process's
+// outgoing connection or port-0 listener takes a port while its server is
+// stopped; Start checks that the server answering on the port is its own.
+// Tree lists a subtree of znodes, to prove a test left nothing behind.
 //
 // Proxy sits between a client and a server and can blackhole traffic, drop
 // connections, refuse new ones or add latency.

@@ -3,6 +3,7 @@ package zktest
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -84,11 +85,19 @@ func makeDir(dir, pattern string) (abs string, own bool, err error) {
 	return abs, own, err
 }
 
-// freePorts returns n distinct ports that were free on 127.0.0.1.
+// freePorts returns n distinct ports that were free on 127.0.0.1. They are
+// taken below the kernel's ephemeral range when it can be read: a server's
+// port is free while Stop has it down, and no listener on port 0, no
+// proxy and no outgoing connection of any process may take it meanwhile,
+// which an ephemeral port would allow.
 func freePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
+	lo, hi := fixedPortRange()
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := listenFixed(lo, hi)
+		if err != nil {
+			l, err = net.Listen("tcp", "127.0.0.1:0")
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -96,6 +105,40 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// fixedPortRange returns the ports freePorts picks from: up to 12,000 ports
+// just below the ephemeral range (Linux: ip_local_port_range), not below
+// 10,000; hi is 0 when the range is unknown.
+func fixedPortRange() (lo, hi int) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, 0
+	}
+	start, err := strconv.Atoi(f[0])
+	if err != nil || start <= 10000 {
+		return 0, 0
+	}
+	return max(10000, start-12000), start
+}
+
+// listenFixed listens on a random free port in [lo, hi).
+func listenFixed(lo, hi int) (net.Listener, error) {
+	if hi <= lo {
+		return nil, errors.New("zktest: no fixed port range")
+	}
+	var err error
+	for range 50 {
+		var l net.Listener
+		if l, err = net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(lo+rand.IntN(hi-lo))); err == nil {
+			return l, nil
+		}
+	}
+	return nil, err
 }
 
 // newServer writes zoo.cfg; extra holds ensemble lines.
