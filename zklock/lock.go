@@ -239,32 +239,57 @@ func (w *waiter) create(ctx context.Context) error {
 				return err
 			}
 		case isConnErr(err):
+			// The create's outcome is unknown. Create again only once a
+			// listing, complete on this session, shows it made no node:
+			// a second create after a lost listing would queue us twice
+			// and leave the first node behind.
 			mayExist = true
-			sid, err := c.waitReady(ctx)
+			name, err := w.findByID(ctx, id)
 			if err != nil {
 				return err
 			}
-			if sid != w.sid {
-				return errRestart // the old session and its node are gone
-			}
-			names, err := call(ctx, func() ([]string, error) {
-				n, _, err := c.conn.Children(w.target.parent)
-				return n, err
-			})
-			if err == nil {
-				for _, n := range names {
-					if protectedID(n) == id {
-						w.register(w.target.parent + "/" + n)
-						return nil
-					}
-				}
-			} else if !isConnErr(err) && !errors.Is(err, zk.ErrNoNode) {
-				return mapErr(err)
+			if name != "" {
+				w.register(w.target.parent + "/" + name)
+				return nil
 			}
 		case errors.Is(err, zk.ErrSessionExpired):
 			return errRestart
 		default:
 			return mapErr(err)
+		}
+	}
+}
+
+// findByID lists the queue until a listing succeeds on our session and
+// returns the name of our node with protected id, or "" if there is none.
+// A changed session is errRestart: its nodes are gone.
+func (w *waiter) findByID(ctx context.Context, id string) (string, error) {
+	for {
+		if err := w.sameSession(ctx); err != nil {
+			return "", err
+		}
+		names, err := call(ctx, func() ([]string, error) {
+			n, _, err := w.c.conn.Children(w.target.parent)
+			return n, err
+		})
+		switch {
+		case err == nil:
+			for _, n := range names {
+				if protectedID(n) == id {
+					return n, nil
+				}
+			}
+			return "", nil
+		case errors.Is(err, zk.ErrNoNode):
+			return "", nil // no queue, so no node of ours
+		case isConnErr(err):
+			continue
+		case errors.Is(err, zk.ErrSessionExpired):
+			return "", errRestart
+		case isCtxErr(err):
+			return "", err
+		default:
+			return "", mapErr(err)
 		}
 	}
 }
