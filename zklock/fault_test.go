@@ -411,6 +411,18 @@ func TestIntegration_ConnectionDropsMidOperation(t *testing.T) {
 	if o.violations != 0 {
 		t.Fatalf("%d overlapping holders", o.violations)
 	}
+	defer func() {
+		if t.Failed() {
+			var owners []string
+			for _, n := range lockNodes(t, steady.Conn(), root) {
+				if _, st, err := steady.Conn().Get(n); err == nil {
+					owners = append(owners, fmt.Sprintf("%s owner %#x", n, st.EphemeralOwner))
+				}
+			}
+			t.Logf("flaky session %#x (state %v, local locks %+v), steady %#x; nodes left: %q",
+				flaky.SessionID(), flaky.Conn().State(), flaky.Locks(), steady.SessionID(), owners)
+		}
+	}()
 	eventually(t, "no nodes left", func() bool { return len(lockNodes(t, steady.Conn(), root)) == 0 })
 	if rec.count(zklock.EventSuspended) == 0 {
 		t.Fatal("the connection was never lost")
