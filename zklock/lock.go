@@ -260,38 +260,30 @@ func (w *waiter) create(ctx context.Context) error {
 	}
 }
 
-// findByID lists the queue until a listing succeeds on our session and
-// returns the name of our node with protected id, or "" if there is none.
-// A changed session is errRestart: its nodes are gone.
+// findByID lists the queue on our session, again after each connection
+// loss while the session lives, and returns the name of our node with
+// protected id, or "" if there is none. A changed session is errRestart:
+// its nodes are gone.
 func (w *waiter) findByID(ctx context.Context, id string) (string, error) {
-	for {
-		if err := w.sameSession(ctx); err != nil {
-			return "", err
+	if err := w.sameSession(ctx); err != nil {
+		return "", err
+	}
+	names, err := retryRead(ctx, w, func() ([]string, error) {
+		n, _, err := w.c.conn.Children(w.target.parent)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil // no queue, so no node of ours
 		}
-		names, err := call(ctx, func() ([]string, error) {
-			n, _, err := w.c.conn.Children(w.target.parent)
-			return n, err
-		})
-		switch {
-		case err == nil:
-			for _, n := range names {
-				if protectedID(n) == id {
-					return n, nil
-				}
-			}
-			return "", nil
-		case errors.Is(err, zk.ErrNoNode):
-			return "", nil // no queue, so no node of ours
-		case isConnErr(err):
-			continue
-		case errors.Is(err, zk.ErrSessionExpired):
-			return "", errRestart
-		case isCtxErr(err):
-			return "", err
-		default:
-			return "", mapErr(err)
+		return n, err
+	})
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		if protectedID(n) == id {
+			return n, nil
 		}
 	}
+	return "", nil
 }
 
 func (w *waiter) register(path string) {
