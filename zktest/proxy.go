@@ -24,6 +24,7 @@ type Proxy struct {
 	open   chan struct{} // closed while traffic flows; open while blackholed
 	conns  map[*proxyConn]struct{}
 	closed bool
+	losses []*replyLoss // armed LoseReply calls, oldest first
 }
 
 // proxyConn is one proxied client connection and its server connection.
@@ -174,10 +175,11 @@ func (p *Proxy) handle(client net.Conn) {
 
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); p.pipe(c, client, server) }()
-	go func() { defer wg.Done(); p.pipe(c, server, client) }()
+	go func() { defer wg.Done(); p.pipe(c, client, server, p.requests(c)) }()
+	go func() { defer wg.Done(); p.pipe(c, server, client, p.replies(c)) }()
 	wg.Wait()
 	c.close()
+	p.connEnded(c)
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
@@ -185,8 +187,9 @@ func (p *Proxy) handle(client net.Conn) {
 
 // pipe forwards src to dst until src ends. A reader queues chunks so that
 // delays apply per chunk without reordering. EOF is passed on as a
-// half-close; any other failure closes the whole connection.
-func (p *Proxy) pipe(c *proxyConn, src, dst net.Conn) {
+// half-close; any other failure closes the whole connection. Before a
+// chunk is forwarded, cut may end the connection at an offset in it.
+func (p *Proxy) pipe(c *proxyConn, src, dst net.Conn, cut func([]byte) (int, bool)) {
 	q := make(chan chunk, 64)
 	var readErr error
 	go func() {
@@ -212,7 +215,12 @@ func (p *Proxy) pipe(c *proxyConn, src, dst net.Conn) {
 			failed = true
 			continue
 		}
-		if _, err := dst.Write(ch.data); err != nil {
+		data := ch.data
+		at, lose := cut(data)
+		if lose {
+			data = data[:at]
+		}
+		if _, err := dst.Write(data); err != nil || lose {
 			failed = true
 			c.close()
 		}
@@ -226,6 +234,25 @@ func (p *Proxy) pipe(c *proxyConn, src, dst net.Conn) {
 		return
 	}
 	c.close()
+}
+
+// requests follows the request headers a client sends on c.
+func (p *Proxy) requests(c *proxyConn) func([]byte) (int, bool) {
+	s := &frameScanner{hdrLen: 8}
+	return func(data []byte) (int, bool) {
+		return s.scan(data, func(xid int32, op Op) bool {
+			p.sawRequest(c, xid, op)
+			return false
+		})
+	}
+}
+
+// replies finds, in the server's replies on c, one that LoseReply targets.
+func (p *Proxy) replies(c *proxyConn) func([]byte) (int, bool) {
+	s := &frameScanner{hdrLen: 4}
+	return func(data []byte) (int, bool) {
+		return s.scan(data, func(xid int32, _ Op) bool { return p.loseReply(c, xid) })
+	}
 }
 
 // waitFlowing waits while the proxy is blackholed; false if c was closed.
