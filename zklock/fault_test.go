@@ -168,7 +168,7 @@ func TestIntegration_ZeroRoundTripHandoff(t *testing.T) {
 		}()
 		eventually(t, "b queued", func() bool {
 			ls := b.Locks()
-			return len(ls) == 1 && ls[0].Position == 1
+			return len(ls) == 1 && ls[0].Position >= 1
 		})
 		// b's watches (on a's node and its own) reach the server before
 		// the count starts: with a's on its own node, three in all.
@@ -632,4 +632,94 @@ func TestIntegration_AcquireReturnsAtDeadlineWhileDisconnected(t *testing.T) {
 	// Once reachable again, the waiter's node goes: nothing is left.
 	p.RejectNew(false)
 	eventually(t, "waiter's node deleted", func() bool { return len(lockNodes(t, holder.Conn(), root)) == 1 })
+}
+
+// The reply to our create is lost, then the reply to the listing that
+// looks for the node by its UUID: the waiter must list again and adopt
+// its node, not create a second one. A second create would queue it twice
+// and leave the first node, owned by a live session and unknown to its
+// client, ahead of every later waiter until the session ends.
+func TestIntegration_CreateAndSearchRepliesLost(t *testing.T) {
+	for _, held := range []bool{false, true} {
+		t.Run(fmt.Sprintf("held=%v", held), func(t *testing.T) {
+			root := zktest.UniqueRoot(t)
+			p := newProxy(t)
+			ctx := testCtx(t)
+			flaky := newClientAt(t, p.Addr(), root)
+			steady := newClient(t, root)
+			// The queue exists before the losses are armed, so the lost
+			// create is the lock node's, not a parent's.
+			holder, err := steady.Acquire(ctx, "r")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !held {
+				if err := holder.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			created, searched := p.LoseReply(zktest.OpCreate), p.LoseReply(zktest.OpGetChildren2)
+
+			type result struct {
+				l   *zklock.Lease
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				l, err := flaky.Acquire(ctx, "r")
+				done <- result{l, err}
+			}()
+			for _, lost := range []<-chan struct{}{created, searched} {
+				select {
+				case <-lost:
+				case r := <-done:
+					t.Fatalf("Acquire returned (%v) before both replies were lost", r.err)
+				case <-ctx.Done():
+					t.Fatal("the replies were never lost")
+				}
+			}
+			if held {
+				eventually(t, "the waiter queued", func() bool {
+					ls := flaky.Locks()
+					return len(ls) == 1 && ls[0].Position >= 1
+				})
+				// Give a wrong second create time to land.
+				time.Sleep(200 * time.Millisecond)
+				if n := lockNodes(t, steady.Conn(), root); len(n) != 2 {
+					t.Fatalf("queue while waiting = %q; want the holder's node and one of the waiter's", n)
+				}
+				if err := holder.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("Acquire hangs after the losses; nodes: %q, local: %+v", lockNodes(t, steady.Conn(), root), flaky.Locks())
+			}
+			if r.err != nil {
+				t.Fatalf("Acquire after the losses: %v", r.err)
+			}
+			nodes := lockNodes(t, steady.Conn(), root)
+			if len(nodes) != 1 {
+				t.Fatalf("queue while holding = %q; want one node", nodes)
+			}
+			if _, st, err := steady.Conn().Get(nodes[0]); err != nil || st.EphemeralOwner != flaky.SessionID() {
+				t.Fatalf("the node left is not the holder's: owner %#x, %v; holder session %#x", st.EphemeralOwner, err, flaky.SessionID())
+			}
+			if ls := flaky.Locks(); len(ls) != 1 || !ls[0].Held || ls[0].Path != nodes[0] {
+				t.Fatalf("local record %+v; want the held node %s", ls, nodes[0])
+			}
+			if _, err := steady.TryAcquire(ctx, "r"); !errors.Is(err, zklock.ErrLocked) {
+				t.Fatalf("TryAcquire by another client = %v; want ErrLocked", err)
+			}
+			if err := r.l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := lockNodes(t, steady.Conn(), root); len(n) != 0 {
+				t.Fatalf("nodes left after release: %q", n)
+			}
+		})
+	}
 }
