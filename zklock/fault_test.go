@@ -723,3 +723,118 @@ func TestIntegration_CreateAndSearchRepliesLost(t *testing.T) {
 		})
 	}
 }
+
+// Any request of a lock cycle may lose its reply to a connection drop.
+// For each kind of request, the first reply of that kind in one cycle is
+// lost, for Acquire and TryAcquire, with the lock free and with it held
+// by another client. The cycle must still end as it would have without
+// the fault, with one node per holder, and leave no node behind. (Exists
+// is sent only to prove a silent session alive, which TestIntegration_
+// LossBeforeTakeover covers.)
+func TestIntegration_LostReplies(t *testing.T) {
+	always := func(try, held bool) bool { return true }
+	ops := []struct {
+		name string
+		op   zktest.Op
+		sent func(try, held bool) bool // the cycle must send this request
+	}{
+		{"create", zktest.OpCreate, always},
+		{"list", zktest.OpGetChildren2, always},
+		// the watch on the predecessor; other cycles may read their own node
+		{"getData", zktest.OpGetData, func(try, held bool) bool { return held && !try }},
+		{"delete", zktest.OpDelete, always},
+	}
+	for _, o := range ops {
+		for _, try := range []bool{false, true} {
+			for _, held := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/try=%v/held=%v", o.name, try, held), func(t *testing.T) {
+					t.Parallel()
+					fired := lostReplyCycle(t, o.op, try, held)
+					if !fired && o.sent(try, held) {
+						t.Fatalf("no %s reply was lost: the cycle sent no such request", o.name)
+					}
+					t.Logf("reply lost: %v", fired)
+				})
+			}
+		}
+	}
+}
+
+// lostReplyCycle runs one cycle of TestIntegration_LostReplies and reports
+// whether the reply was lost (the cycle sent a request of that kind).
+func lostReplyCycle(t *testing.T, op zktest.Op, try, held bool) bool {
+	root := zktest.UniqueRoot(t)
+	p := newProxy(t)
+	ctx := testCtx(t)
+	flaky := newClientAt(t, p.Addr(), root)
+	steady := newClient(t, root)
+	// The queue exists before the loss is armed.
+	holder, err := steady.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !held {
+		if err := holder.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lost := p.LoseReply(op)
+	var lease *zklock.Lease
+	switch {
+	case try:
+		lease, err = flaky.TryAcquire(ctx, "r")
+		if held {
+			if !errors.Is(err, zklock.ErrLocked) {
+				t.Fatalf("TryAcquire of a held lock = %v; want ErrLocked", err)
+			}
+			eventually(t, "the try's node deleted", func() bool { return len(lockNodes(t, steady.Conn(), root)) == 1 })
+			if err := holder.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
+			t.Fatalf("TryAcquire of a free lock: %v", err)
+		}
+	default:
+		done := make(chan error, 1)
+		go func() {
+			var err error
+			lease, err = flaky.Acquire(ctx, "r")
+			done <- err
+		}()
+		if held {
+			eventually(t, "the waiter queued", func() bool {
+				ls := flaky.Locks()
+				return len(ls) == 1 && ls[0].Position >= 1
+			})
+			time.Sleep(100 * time.Millisecond)
+			if err := holder.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("Acquire: %v", err)
+		}
+	}
+	if lease != nil {
+		nodes := lockNodes(t, steady.Conn(), root)
+		if len(nodes) != 1 || nodes[0] != lease.Path() {
+			t.Fatalf("queue while holding = %q; want only the lease's node %s", nodes, lease.Path())
+		}
+		if _, err := steady.TryAcquire(ctx, "r"); !errors.Is(err, zklock.ErrLocked) {
+			t.Fatalf("TryAcquire by another client while held = %v; want ErrLocked", err)
+		}
+		if err := lease.Release(ctx); err != nil {
+			t.Fatalf("Release: %v", err)
+		}
+	}
+	eventually(t, "no nodes left", func() bool { return len(lockNodes(t, steady.Conn(), root)) == 0 })
+	if ls := flaky.Locks(); len(ls) != 0 {
+		t.Fatalf("local record after the cycle: %+v", ls)
+	}
+	select {
+	case <-lost:
+		return true
+	default:
+		return false
+	}
+}
