@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -836,5 +838,116 @@ func lostReplyCycle(t *testing.T, op zktest.Op, try, held bool) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// A create that runs on a new session after the waiter's session expired
+// makes a node of the new, live session. The waiter must treat it as
+// such: hold it on that session (so loss detection, Release and Locks see
+// the right session) or delete it, never forget it as gone with the old
+// one. Here the queue is made while the connection breaks: the reply to
+// the queue's create is lost, the client cannot reconnect until its
+// session has expired, and the lock node's create then runs on the new
+// session. In the second case the caller gives up while that create is
+// in flight.
+func TestIntegration_CreateRunsOnNewSession(t *testing.T) {
+	for _, cancelled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cancelled=%v", cancelled), func(t *testing.T) {
+			root := zktest.UniqueRoot(t)
+			p := newProxy(t)
+			ctx := testCtx(t)
+			flaky := newClientAt(t, p.Addr(), root)
+			steady := newClient(t, root)
+			old := flaky.SessionID()
+			// An ephemeral node of the old session shows when the server
+			// expires it.
+			marker := root + "-session-marker"
+			if _, err := flaky.Conn().Create(root[:strings.LastIndexByte(root, '/')], nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+				t.Fatal(err)
+			}
+			if _, err := flaky.Conn().Create(marker, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+				t.Fatal(err)
+			}
+			p.RejectNew(true) // the current connection works until the loss closes it
+			lost := p.LoseReply(zktest.OpCreateContainer)
+			type result struct {
+				l   *zklock.Lease
+				err error
+			}
+			actx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			done := make(chan result, 1)
+			go func() {
+				l, err := flaky.Acquire(actx, "r")
+				done <- result{l, err}
+			}()
+			select {
+			case <-lost:
+			case r := <-done:
+				t.Fatalf("Acquire returned (%v) before the queue's create lost its reply", r.err)
+			case <-ctx.Done():
+				t.Fatal("the queue's create never lost its reply")
+			}
+			eventually(t, "the old session expired", func() bool {
+				ok, _, err := steady.Conn().Exists(marker)
+				return err == nil && !ok
+			})
+			if cancelled {
+				// Slow enough that the create is still in flight when
+				// the caller gives up; well within the session's pings.
+				p.SetDelay(800 * time.Millisecond)
+			}
+			p.RejectNew(false)
+			if cancelled {
+				eventually(t, "the new session", func() bool { return flaky.SessionID() != old })
+				time.Sleep(300 * time.Millisecond)
+				cancel()
+			}
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("Acquire hangs; nodes: %q, local: %+v", lockNodes(t, steady.Conn(), root), flaky.Locks())
+			}
+			cur := flaky.SessionID()
+			if cur == old {
+				t.Fatal("the client kept its old session; the test did not expire it")
+			}
+			if cancelled {
+				if !errors.Is(r.err, context.Canceled) {
+					t.Fatalf("Acquire = %v; want context.Canceled", r.err)
+				}
+				// The create, sent before the cancel, lands; then its node
+				// must go.
+				eventually(t, "the abandoned create landed", func() bool { return len(lockNodes(t, steady.Conn(), root)) == 1 })
+				eventually(t, "the abandoned node deleted", func() bool { return len(lockNodes(t, steady.Conn(), root)) == 0 })
+				if ls := flaky.Locks(); len(ls) != 0 {
+					t.Fatalf("local record after the cancelled acquire: %+v", ls)
+				}
+				return
+			}
+			if r.err != nil {
+				t.Fatalf("Acquire: %v", r.err)
+			}
+			nodes := lockNodes(t, steady.Conn(), root)
+			if len(nodes) != 1 || nodes[0] != r.l.Path() {
+				t.Fatalf("queue = %q; want only the lease's node %s", nodes, r.l.Path())
+			}
+			if _, st, err := steady.Conn().Get(nodes[0]); err != nil || st.EphemeralOwner != cur {
+				t.Fatalf("lease node owner %#x (%v); want the new session %#x", st.EphemeralOwner, err, cur)
+			}
+			if got := r.l.SessionID(); got != cur {
+				t.Fatalf("lease session %#x; want the new session %#x (old %#x)", got, cur, old)
+			}
+			if ls := flaky.Locks(); len(ls) != 1 || ls[0].SessionID != cur {
+				t.Fatalf("local record %+v; want one node of session %#x", ls, cur)
+			}
+			if err := r.l.Release(ctx); err != nil {
+				t.Fatalf("Release: %v", err)
+			}
+			if n := lockNodes(t, steady.Conn(), root); len(n) != 0 {
+				t.Fatalf("nodes left after release: %q", n)
+			}
+		})
 	}
 }

@@ -230,8 +230,11 @@ func (w *waiter) create(ctx context.Context) error {
 		path, names, err := c.createNode(ctx, prefix, w.data, w.target.parent, id, w.sid)
 		switch {
 		case err == nil:
-			w.register(path)
-			w.token = c.live.takeCreated(prefix)
+			token := c.live.takeCreated(prefix)
+			if !w.register(path) {
+				return w.sessionChanged(path)
+			}
+			w.token = token
 			w.listed = names
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
@@ -249,7 +252,9 @@ func (w *waiter) create(ctx context.Context) error {
 				return err
 			}
 			if name != "" {
-				w.register(w.target.parent + "/" + name)
+				if path := w.target.parent + "/" + name; !w.register(path) {
+					return w.sessionChanged(path)
+				}
 				return nil
 			}
 		case errors.Is(err, zk.ErrSessionExpired):
@@ -286,16 +291,41 @@ func (w *waiter) findByID(ctx context.Context, id string) (string, error) {
 	return "", nil
 }
 
-func (w *waiter) register(path string) {
-	w.path = path
-	w.name = path[len(w.target.parent)+1:]
+// register records path as our node, on session w.sid. It refuses, and
+// returns false, if the client is on another session by now: go-zookeeper
+// sends requests queued while it was disconnected on whatever session it
+// gets next, so a create issued for w.sid may have run on a newer one.
+// Checked under c.mu, so that a session change after it drops the entry
+// with the rest of w.sid's nodes.
+func (w *waiter) register(path string) bool {
 	e := &nodeEntry{path: path, resource: w.target.resource, mode: w.cfg.mode, sessionID: w.sid,
 		since: time.Now(), gone: make(chan struct{})}
 	e.position.Store(-1)
 	w.c.mu.Lock()
+	if w.c.sessionID != w.sid {
+		w.c.mu.Unlock()
+		return false
+	}
 	w.c.nodes[path] = e
 	w.c.mu.Unlock()
+	w.path = path
+	w.name = path[len(w.target.parent)+1:]
 	w.entry = e
+	return true
+}
+
+// sessionChanged handles our node at path, made or found after the
+// session changed from w.sid. It may belong to the new session, alive and
+// unknown to us, where it would sit in the queue until that session ends:
+// delete it in the background, on the current session, and enqueue again.
+// If it belonged to w.sid, it is gone already and the delete finds nothing.
+func (w *waiter) sessionChanged(path string) error {
+	c := w.c
+	cur, _ := c.session()
+	c.log.Debug("zklock: lock node made across a session change; deleting it and enqueueing again",
+		"resource", w.target.resource, "node", path, "queued_on", fmt.Sprintf("%#x", w.sid), "session", fmt.Sprintf("%#x", cur))
+	c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, path, cur) })
+	return errRestart
 }
 
 // createNode runs one create. If ctx ends while it is in flight, whatever
@@ -305,12 +335,17 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 		path  string
 		err   error
 		names []string // the queue listed right after the create, if it could be
+		owner int64    // the session current when the create returned
 	}
 	ch := make(chan result, 1)
 	abandoned := make(chan struct{})
 	go func() {
 		p, names, err := c.createAndList(prefix, data, parent)
-		r := result{path: p, err: err, names: names}
+		// A successful create ran on this session or on one that has
+		// expired since (a request queued while disconnected is sent on
+		// the next session, which may be a new one): delete on this one.
+		owner, _ := c.session()
+		r := result{path: p, err: err, names: names, owner: owner}
 		select {
 		case ch <- r:
 		default:
@@ -319,7 +354,7 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 		case <-abandoned:
 			switch {
 			case err == nil:
-				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, p, sid) })
+				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, p, owner) })
 			case isConnErr(err):
 				c.cleanupByID(parent, id, sid)
 			}
@@ -335,7 +370,7 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 		select {
 		case r := <-ch:
 			if r.err == nil {
-				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, r.path, sid) })
+				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, r.path, r.owner) })
 			}
 		default:
 		}
