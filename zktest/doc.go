@@ -18,7 +18,10 @@
 // Tree lists a subtree of znodes, to prove a test left nothing behind.
 //
 // Proxy sits between a client and a server and can blackhole traffic, drop
-// connections, refuse new ones or add latency.
+// connections, refuse new ones or add latency. LoseReply reads ZooKeeper's
+// framing to lose the reply to the next request of a given kind: the
+// request is carried out and the client sees a connection loss, so a test
+// can put "outcome unknown" exactly where it wants it.
 //
 // A package's tests can share one server:
 //
