@@ -62,14 +62,14 @@ func runParent(n, rounds int, hold time.Duration) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs <- cmd.Wait() }()
 	}
-	// Mid-run, show the queue the way an operator would see it.
+	// Mid-run, once one worker holds the lock and another waits, show the
+	// queue the way an operator would see it.
 	c, err := zklock.Open(ctx, zklock.ServersFromEnv())
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	time.Sleep(hold + hold/2)
-	if q, err := c.Inspect(ctx, resource); err == nil {
+	if q := busyQueue(ctx, c, 10*time.Second); q != nil {
 		fmt.Printf("\n$ zklock show %s\n", resource)
 		_ = cli.WriteQueue(os.Stdout, q, time.Now())
 		fmt.Println()
@@ -86,6 +86,24 @@ func runParent(n, rounds int, hold time.Duration) error {
 		return fmt.Errorf("%d lock nodes left behind", len(q.Nodes))
 	}
 	return nil
+}
+
+// busyQueue polls the demo's queue until it has a holder and a waiter and
+// returns it; after timeout (the workers were too slow to start, or are
+// done) it returns the last queue read, or nil if none could be read.
+func busyQueue(ctx context.Context, c *zklock.Client, timeout time.Duration) *zklock.Queue {
+	var last *zklock.Queue
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		q, err := c.Inspect(ctx, resource)
+		if err != nil {
+			continue
+		}
+		last = q
+		if len(q.Holders()) > 0 && len(q.Nodes) > 1 {
+			return q
+		}
+	}
+	return last
 }
 
 func runWorker(id, rounds int, hold time.Duration) error {
