@@ -67,6 +67,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base := workerSpec{
 		Hub: h.Addr(), Root: root, SessionTimeout: cfg.SessionTimeout, AcquireTimeout: 3 * cfg.SessionTimeout,
 		HangGrace: cfg.HangGrace, Steps: cfg.Steps, Work: cfg.Work, LongPercent: cfg.LongPercent, Seed: cfg.Seed,
+		LocalPeriod: cfg.PhantomPeriod,
 	}
 	for i := range cfg.Resources {
 		base.Resources = append(base.Resources, fmt.Sprintf("res-%d", i))
@@ -90,7 +91,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	progress("%d workers up; injecting faults", cfg.Workers)
 
-	// Fault phase.
+	// Fault phase. The queue snapshots, for the phantom-node check, run
+	// alongside it.
+	stopSnapshots := snapshotQueues(ens.Addrs(), root, h, cfg.PhantomPeriod)
 	nem := &nemesis{session: cfg.SessionTimeout, fl: fl, ens: ens, hub: h, counts: map[FaultKind]int{}}
 	var procKinds, serverKinds []FaultKind
 	for _, k := range cfg.Faults {
@@ -136,6 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	tick.Stop()
 	stopNemesis()
 	lanes.Wait()
+	stopSnapshots()
 
 	// Wind down: heal, let every worker finish, look for leftovers.
 	progress("healing and winding down")

@@ -19,6 +19,10 @@ type Params struct {
 	// HangGrace is how long past its deadline an acquire may return
 	// before it counts as hung.
 	HangGrace time.Duration
+	// PhantomGrace is how long a lock znode of a live session may stay
+	// unknown to its own client before it counts as a phantom (see
+	// VPhantom). Zero means 3 × SessionTimeout (9s if that is zero too).
+	PhantomGrace time.Duration
 }
 
 // Violation kinds. Any of them fails a campaign.
@@ -32,6 +36,7 @@ const (
 	VCrash            = "worker-crash"                // a worker exited on its own
 	VNotQuiesced      = "not-quiesced"                // a worker did not wind down in time
 	VTokenRegression  = "token-regression"            // the store accepted a smaller token (store bug)
+	VPhantom          = "phantom-node"                // a lock znode of a live session unknown to its client for longer than PhantomGrace
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )
@@ -120,6 +125,7 @@ func Check(events []Event, p Params) *Report {
 	c.checkHandOffs()
 	c.checkAcquires()
 	c.checkMisc()
+	c.checkPhantoms()
 	c.rep.finish()
 	return c.rep
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -219,7 +220,7 @@ func TestReadHistoryRoundTrip(t *testing.T) {
 		b.Write(append(line, '\n'))
 	}
 	got, err := chaos.ReadHistory(&b)
-	if err != nil || len(got) != len(h.evs) || got[1] != h.evs[1] {
+	if err != nil || len(got) != len(h.evs) || !reflect.DeepEqual(got[1], h.evs[1]) {
 		t.Fatalf("read %d events, %v", len(got), err)
 	}
 	if _, err := chaos.ReadHistory(strings.NewReader("{bad\n")); err == nil {

@@ -37,6 +37,11 @@ type Config struct {
 	// LongPercent is the share of leases held for about two session
 	// timeouts instead (default 3); process faults aim at those.
 	LongPercent int
+	// PhantomPeriod is how often, for the phantom-node check, each worker
+	// reports its client's lock nodes and the campaign lists every lock
+	// znode with its owner (default 1s; keep it well under the session
+	// timeout: the checker counts no time across longer gaps).
+	PhantomPeriod time.Duration
 	// Faults are the kinds injected (default AllFaults).
 	Faults []FaultKind
 	// Seed seeds the nemesis and the workers (default: from the clock).
@@ -116,6 +121,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LongPercent <= 0 {
 		c.LongPercent = 3
+	}
+	if c.PhantomPeriod <= 0 {
+		c.PhantomPeriod = time.Second
 	}
 	if len(c.Faults) == 0 {
 		c.Faults = AllFaults

@@ -47,6 +47,10 @@
 // Every event, from workers (acquire, acquired, lost, release, ...), the
 // store (each write and its verdict) and the nemesis (fault, heal, died),
 // is numbered by the store under one lock and written to history.jsonl.
+// Each worker also reports, about once a second, the lock nodes its client
+// knows it has (local), and while the nemesis runs the campaign lists every
+// lock znode with its owner session, from its own connection, about once a
+// second (queues).
 // Times are the machine's wall clock, shared by every process.
 //
 // # The checker
@@ -62,6 +66,12 @@
 //     be told; fencing must refuse its late writes, and does);
 //   - writes refused from a holder in good standing (neither paused nor
 //     told of loss): someone else held the lock;
+//   - phantom lock znodes during the run: a znode owned by a live
+//     session, shown by the queue snapshots, that the session's own client
+//     left out of its reports of its lock nodes for PhantomGrace (three
+//     session timeouts) or longer — a node the client lost track of, which
+//     blocks the queue until the session ends (time when the worker was
+//     stopped or the ensemble could not be read does not count);
 //   - orphan lock znodes after the run, acquires that returned more than
 //     HangGrace after their deadline, worker crashes.
 //

@@ -27,6 +27,8 @@ const (
 	EvFault         = "fault"          // a fault began: Fault, FaultID, Target, Proc (0 for server faults)
 	EvHeal          = "heal"           // the fault with FaultID ended
 	EvOrphan        = "orphan"         // a lock znode left behind after the run: Target is its path
+	EvLocal         = "local"          // a worker's own lock nodes, as its client knows them: Session, Nodes; T is when they were read
+	EvQueues        = "queues"         // every lock znode under the root with its owner: Owners; T is when the listing began, End when it ended
 	EvNote          = "note"           // campaign progress: Detail
 )
 
@@ -53,6 +55,14 @@ type Event struct {
 	FaultID  int    `json:"fault_id,omitempty"`
 	Target   string `json:"target,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	// Nodes (EvLocal) are the paths of the worker client's lock nodes
+	// (zklock Client.Locks: waiting or held, not being released).
+	Nodes []string `json:"nodes,omitempty"`
+	// Owners (EvQueues) maps every lock znode to its ephemeral owner.
+	Owners map[string]int64 `json:"owners,omitempty"`
+	// End (EvQueues) is when the listing ended: each node listed existed
+	// at some moment in [T, End].
+	End int64 `json:"end,omitempty"`
 }
 
 // Time returns T as a time.Time.
@@ -78,6 +88,15 @@ func (e Event) String() string {
 	}
 	if e.Session != 0 {
 		s += fmt.Sprintf(" session=%#x", e.Session)
+	}
+	switch e.Kind {
+	case EvLocal:
+		s += fmt.Sprintf(" nodes=%d", len(e.Nodes))
+	case EvQueues:
+		s += fmt.Sprintf(" owners=%d", len(e.Owners))
+		if e.End != 0 {
+			s += fmt.Sprintf(" took=%v", time.Duration(e.End-e.T).Round(time.Millisecond))
+		}
 	}
 	if e.Fault != "" {
 		s += fmt.Sprintf(" fault=%s#%d", e.Fault, e.FaultID)

@@ -3,39 +3,14 @@ package chaos
 import (
 	"testing"
 	"time"
-
-	"github.com/go-zookeeper/zk"
-	"github.com/zklockkit/zklockkit/zktest"
 )
 
 // The orphan check finds a lock node that outlives the run while its
 // session lives, names the worker that owns it, and finds nothing once the
 // node is gone or when the root was never made.
 func TestIntegration_FindOrphans(t *testing.T) {
-	s, err := zktest.StartServer(zktest.WithTickTime(500 * time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	conn, events, err := zk.Connect([]string{s.Addr()}, 4*time.Second, zk.WithLogger(quietLogger{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for ev := range events {
-		if ev.State == zk.StateHasSession {
-			break
-		}
-	}
-	for _, p := range []string{"/root", "/root/res-0"} {
-		if _, err := conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	node, err := conn.Create("/root/res-0/_c_1-lock-", nil, zk.FlagEphemeralSequential, zk.WorldACL(zk.PermAll))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startServer(t)
+	conn, node := makeLockNode(t, s.Addr())
 	got := findOrphans([]string{s.Addr()}, "/root", map[int]int64{7: conn.SessionID()}, 500*time.Millisecond)
 	if len(got) != 1 || got[0].Target != node || got[0].Proc != 7 || got[0].Kind != EvOrphan {
 		t.Fatalf("orphans: %+v, want %s of proc 7", got, node)

@@ -50,6 +50,8 @@ type Report struct {
 	HungAcquires        int     `json:"hung_acquires"`
 	MaxAcquireOverrunMS float64 `json:"max_acquire_overrun_ms"`
 	WorkerCrashes       int     `json:"worker_crashes"`
+	// Phantom: lock znodes of live sessions unknown to their own client.
+	Phantom PhantomCheck `json:"phantom_check"`
 
 	// LossMargins: for each lost lease followed by another holder, the time
 	// from the loss signal to the next acquire, by the fault it is
@@ -194,6 +196,18 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("orphan lock znodes after the run", fmt.Sprint(r.Orphans), "0")
 	row("acquires hung past their deadline", fmt.Sprintf("%d (max overrun %.0f ms)", r.HungAcquires, r.MaxAcquireOverrunMS), "0")
 	row("worker crashes", fmt.Sprint(r.WorkerCrashes), "0")
+	pc := r.Phantom
+	row("lock znodes of live sessions unknown to their client ≥ grace (phantoms)",
+		fmt.Sprintf("%d (longest unknown %.0f ms, grace %d ms)", pc.Phantoms, pc.MaxUnknownMS, pc.GraceMS), "0")
+	coverage := fmt.Sprintf("%d snapshots, %d local reports, %d node/session pairs compared", pc.QueueSnapshots, pc.LocalReports, pc.PairsCompared)
+	switch {
+	case r.DurationSec < 10: // too short a run to expect any
+	case pc.QueueSnapshots == 0 || pc.LocalReports == 0:
+		coverage = "**CHECK DID NOT RUN**: " + coverage
+	case pc.PairsCompared == 0:
+		coverage = "**NOTHING COMPARED**: " + coverage
+	}
+	row("phantom check coverage", coverage, "> 0 each")
 	nl := r.NetworkLoss
 	pct := 100.0
 	if nl.N > 0 {

@@ -33,6 +33,7 @@ type workerSpec struct {
 	Steps          int           `json:"steps"`
 	Work           time.Duration `json:"work"`
 	LongPercent    int           `json:"long_percent"`
+	LocalPeriod    time.Duration `json:"local_period"` // between EvLocal reports
 	Seed           uint64        `json:"seed"`
 }
 
@@ -104,6 +105,7 @@ func runWorker(raw string) int {
 		return 1
 	}
 	w.send(Event{Kind: EvStart, Session: w.c.SessionID()})
+	stopReports := w.reportLocal(spec.LocalPeriod)
 	for ctx.Err() == nil {
 		w.iteration(ctx)
 	}
@@ -113,6 +115,7 @@ func runWorker(raw string) int {
 	for len(w.c.Locks()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
+	stopReports()
 	w.send(Event{Kind: EvQuiesced, Session: w.c.SessionID(), Detail: fmt.Sprintf("local_nodes=%d", len(w.c.Locks()))})
 	<-term
 	_ = w.c.Close()
@@ -138,6 +141,53 @@ func (w *worker) connect(ctx context.Context) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// reportLocal sends an EvLocal about every period (1s if unset) from a
+// goroutine of its own, so a slow hub never holds up the acquire loop,
+// until the returned func is called; that func returns once the last
+// report is sent.
+func (w *worker) reportLocal(period time.Duration) (stop func()) {
+	if period <= 0 {
+		period = time.Second
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			if e, ok := w.localNodes(); ok {
+				w.send(e)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// localNodes returns an EvLocal: the client's lock nodes and its session,
+// T being when they were read. It reports false if the session changed
+// meanwhile: the nodes would be labelled with the wrong one.
+func (w *worker) localNodes() (Event, bool) {
+	sid := w.c.SessionID()
+	t := time.Now().UnixNano()
+	ls := w.c.Locks()
+	if w.c.SessionID() != sid || sid == 0 {
+		return Event{}, false
+	}
+	nodes := make([]string, 0, len(ls))
+	for _, l := range ls {
+		nodes = append(nodes, l.Path)
+	}
+	return Event{Kind: EvLocal, T: t, Session: sid, Nodes: nodes}, true
 }
 
 // iteration is one acquire attempt and, when it succeeds, one critical

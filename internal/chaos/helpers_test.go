@@ -1,0 +1,46 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// startServer starts a standalone server for one test.
+func startServer(t *testing.T) *zktest.Server {
+	t.Helper()
+	s, err := zktest.StartServer(zktest.WithTickTime(500 * time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// makeLockNode connects to addr and makes /root/res-0 with one lock node
+// in it, owned by the returned connection's session.
+func makeLockNode(t *testing.T, addr string) (*zk.Conn, string) {
+	t.Helper()
+	conn, events, err := zk.Connect([]string{addr}, 4*time.Second, zk.WithLogger(quietLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	for ev := range events {
+		if ev.State == zk.StateHasSession {
+			break
+		}
+	}
+	for _, p := range []string{"/root", "/root/res-0"} {
+		if _, err := conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node, err := conn.Create("/root/res-0/_c_1-lock-", nil, zk.FlagEphemeralSequential, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, node
+}
