@@ -37,6 +37,7 @@ type Client struct {
 	sessionID int64
 	ready     bool          // connected with a live session
 	readyCh   chan struct{} // closed when ready becomes true
+	downCh    chan struct{} // closed when ready becomes false
 	suspended bool
 	closed    bool
 	closeCh   chan struct{}
@@ -113,6 +114,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		owner:   owner,
 		wake:    make(chan struct{}, 1),
 		readyCh: make(chan struct{}),
+		downCh:  make(chan struct{}),
 		closeCh: make(chan struct{}),
 		nodes:   make(map[string]*nodeEntry),
 	}
@@ -305,18 +307,21 @@ func (c *Client) onSessionEvent(state zk.State) {
 		if !c.ready {
 			c.ready = true
 			close(c.readyCh)
+			c.downCh = make(chan struct{})
 		}
 	case zk.StateDisconnected, zk.StateConnecting:
 		if c.ready {
 			c.ready = false
 			c.suspended = true
 			c.readyCh = make(chan struct{})
+			close(c.downCh)
 			notify = EventSuspended
 		}
 	case zk.StateExpired:
 		if c.ready {
 			c.ready = false
 			c.readyCh = make(chan struct{})
+			close(c.downCh)
 		}
 		lost = c.dropSessionLocked(c.sessionID)
 		c.log.Warn("zklock: session expired", "session", fmt.Sprintf("%#x", c.sessionID))

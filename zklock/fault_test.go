@@ -636,6 +636,46 @@ func TestIntegration_AcquireReturnsAtDeadlineWhileDisconnected(t *testing.T) {
 	eventually(t, "waiter's node deleted", func() bool { return len(lockNodes(t, holder.Conn(), root)) == 1 })
 }
 
+// A waiter whose deadline passes just as its connection dies returns once
+// the client sees the connection lost, not after the whole moment it
+// allows itself to delete its node on the spot (found by the long chaos
+// campaign: acquires ending as the leader was killed returned 1 s late).
+// The link goes silent before the deadline and is cut 100 ms after it.
+func TestIntegration_DeadlineAsConnectionDies(t *testing.T) {
+	p := newProxy(t)
+	root, ctx := zktest.UniqueRoot(t), testCtx(t)
+	holder := newClient(t, root)
+	l, err := holder.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	// 8 s: the on-the-spot delete may take min(8s/3, 1s) = 1 s.
+	waiter := newClientAt(t, p.Addr(), root, zklock.WithSessionTimeout(8*time.Second))
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	actx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := waiter.Acquire(actx, "r"); done <- err }()
+	eventually(t, "waiter enqueued", func() bool { return len(waiter.Locks()) == 1 })
+	time.Sleep(time.Until(deadline.Add(-100 * time.Millisecond)))
+	p.Blackhole(true)
+	time.Sleep(time.Until(deadline.Add(100 * time.Millisecond)))
+	p.RejectNew(true)
+	p.DropAll()
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	late := time.Since(deadline)
+	if late > 600*time.Millisecond {
+		t.Fatalf("returned %v after its deadline; the connection was cut 100 ms after it", late)
+	}
+	t.Logf("returned %v after its deadline", late)
+	p.Blackhole(false)
+	p.RejectNew(false)
+	eventually(t, "waiter's node deleted", func() bool { return len(lockNodes(t, holder.Conn(), root)) == 1 })
+}
+
 // The reply to our create is lost, then the reply to the listing that
 // looks for the node by its UUID: the waiter must list again and adopt
 // its node, not create a second one. A second create would queue it twice

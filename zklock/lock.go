@@ -788,16 +788,26 @@ func (w *waiter) forget() {
 
 // removeNode deletes one of our nodes that is not (or no longer) held.
 // While connected it tries on the caller's goroutine for a moment (one round
-// trip, normally), so the caller returns with no node of its left; it never
-// waits there for a reconnect, which would hold the caller past its
-// context. Otherwise, or if that was not enough, it goes on in the
-// background until ZooKeeper confirms or the session ends.
+// trip, normally), so the caller returns with no node of its left. It
+// stops as soon as the connection is lost (a server killed as the caller
+// gave up held callers a second past their deadline, waiting for the
+// reconnect) and after min(session timeout/3, 1s) at most, the bound for a
+// connection that died silently. Otherwise, or if that was not enough, it
+// goes on in the background until ZooKeeper confirms or the session ends.
 func (c *Client) removeNode(e *nodeEntry) {
 	c.mu.Lock()
 	e.releasing = true
+	ready, down := c.ready && !c.closed, c.downCh
 	c.mu.Unlock()
-	if _, ready := c.session(); ready {
+	if ready {
 		ctx, cancel := context.WithTimeout(context.Background(), min(c.cfg.sessionTimeout/3, time.Second))
+		go func() {
+			select {
+			case <-down:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		err := c.deleteNode(ctx, e.path, e.sessionID)
 		cancel()
 		if err == nil {
