@@ -42,6 +42,9 @@ type Client struct {
 	closed    bool
 	closeCh   chan struct{}
 	nodes     map[string]*nodeEntry // our live lock nodes, by path
+	// creates[id] is closed once the create of the node with protected
+	// id has ended, registered in nodes or not (see ownNode).
+	creates map[string]chan struct{}
 }
 
 // nodeEntry tracks one lock node of ours while it may exist.
@@ -117,6 +120,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		downCh:  make(chan struct{}),
 		closeCh: make(chan struct{}),
 		nodes:   make(map[string]*nodeEntry),
+		creates: make(map[string]chan struct{}),
 	}
 	c.bg, c.bgCancel = context.WithCancel(context.Background())
 	var lastDialErr atomic.Value

@@ -61,12 +61,18 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 	// WithNodeWatchDelay(0): the holder watches its node at once, so the
 	// watch count below does not depend on timing.
 	holderC := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second), zklock.WithNodeWatchDelay(0))
-	waiters := newClientAt(t, srv.Addr(), root, zklock.WithObserver(rec), zklock.WithSessionTimeout(40*time.Second))
 	holder, err := holderC.Acquire(ctx, "herd")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One session per waiter, as with waiters in 16 processes (waiters of
+	// one client hand the lock on among themselves with no watch at all:
+	// TestIntegration_LocalHandoff).
 	const n = 16
+	waiters := make([]*zklock.Client, n)
+	for i := range waiters {
+		waiters[i] = newClientAt(t, srv.Addr(), root, zklock.WithObserver(rec), zklock.WithSessionTimeout(40*time.Second))
+	}
 	var order []int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -74,7 +80,7 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l, err := waiters.Acquire(ctx, "herd")
+			l, err := waiters[i].Acquire(ctx, "herd")
 			if err != nil {
 				t.Error(err)
 				return
@@ -89,9 +95,10 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 	// Each waiter watches the one node ahead of it, never the queue (no
 	// child watch) nor any other node; only the first waiter, whose
 	// predecessor's deletion hands it the lock with no round trip, also
-	// watches its own node. The server counts a path watched twice by one
-	// session once: so 16 paths (the holder's node and waiters 1..15's)
-	// carry 17 watches (the holder's node is watched by both sessions).
+	// watches its own node. So 16 paths (the holder's node and waiters
+	// 1..15's) carry 18 watches: the holder's node is watched by its own
+	// session and the first waiter's, the first waiter's by itself and the
+	// second waiter.
 	// A waiter reports its place before its watch reaches the server: wait
 	// for the count to reach what it should, then check it stays there.
 	var wchs string
@@ -100,12 +107,12 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 		if wchs, err = srv.FourLetter("wchs"); err != nil {
 			t.Fatal(err)
 		}
-		return strings.Contains(wchs, "Total watches:"+strconv.Itoa(n+1)+"\n")
+		return strings.Contains(wchs, "Total watches:"+strconv.Itoa(n+2)+"\n")
 	}
 	eventually(t, "the waiters' watches", watchesSet)
 	time.Sleep(100 * time.Millisecond)
 	if !watchesSet() || !strings.Contains(wchs, "watching "+strconv.Itoa(n)+" paths") {
-		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, n, n+1)
+		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, n, n+2)
 	}
 	wchp, err := srv.FourLetter("wchp")
 	if err != nil {

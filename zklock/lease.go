@@ -131,11 +131,13 @@ func (st *leaseState) end(err error) bool {
 	derived := st.derived
 	st.derived = nil
 	st.mu.Unlock()
-	st.cancel(err)
 	for _, d := range derived {
 		d.stop() // no clean-up goroutine: the map is gone already
 		d.cancel(err)
 	}
+	// Last: a local successor waits for st.ctx (see awaitLocal), so the
+	// holder is told everything above before the next one holds.
+	st.cancel(err)
 	return true
 }
 

@@ -221,7 +221,15 @@ func (w *waiter) create(ctx context.Context) error {
 	id := newUUID()
 	prefix := w.target.parent + "/" + protectedPrefix + id + "-" + marker(w.cfg.mode)
 	mayExist := false // a create whose outcome is unknown may have made a node
+	ended := make(chan struct{})
+	c.mu.Lock()
+	c.creates[id] = ended
+	c.mu.Unlock()
 	defer func() {
+		c.mu.Lock()
+		delete(c.creates, id)
+		c.mu.Unlock()
+		close(ended)
 		if w.path == "" && mayExist {
 			c.cleanupByID(w.target.parent, id, w.sid)
 		}
@@ -486,6 +494,26 @@ func (w *waiter) queue(ctx context.Context) error {
 			return w.fail(ErrLocked)
 		}
 		pred := w.target.parent + "/" + kids[watch].name
+		if p := w.c.ownNode(ctx, pred, w.sid); p != nil && provesFirst(p.mode) {
+			// Keep only what lies between pred and us (nothing, unless
+			// we read behind readers), not the snapshot (see below).
+			behind := slices.Clone(kids[watch+1 : idx+1])
+			kids = nil
+			held, err := w.awaitLocal(ctx, p)
+			if err != nil {
+				return w.fail(err)
+			}
+			if held {
+				// Nothing is ahead of pred, so nothing but what lay
+				// between it and us: the lock is ours, with no request.
+				kids = behind
+				continue
+			}
+			if kids, err = w.list(ctx); err != nil {
+				return w.fail(err)
+			}
+			continue
+		}
 		// Nodes ahead of ours can only disappear (sequence numbers only
 		// grow), so if pred is the last obstacle in our snapshot, its
 		// deletion hands us the lock without another round trip. That
@@ -512,6 +540,85 @@ func (w *waiter) queue(ctx context.Context) error {
 		}
 	}
 }
+
+// awaitLocal waits for pred, a node of this client on our session, to go,
+// with no watch and no request: the client learns of its own nodes' end by
+// itself (its delete confirmed, its lease lost, its session gone, or the
+// watch on it fired). It reports whether pred had held the lock. A node that
+// held had nothing ahead of it, and nothing can come ahead of it since
+// (sequence numbers only grow), so its going hands us the lock: n waiters of
+// one queue on one client take it in turn at the cost of the releases'
+// deletes alone, where each would otherwise be woken by a watch and list the
+// queue. That hand-off, like the direct one in queue, relies on a watch on
+// our own node, set here first; and it waits until pred's lease has ended,
+// so its holder is told (Done closed, contexts cancelled) before we hold.
+func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry) (bool, error) {
+	if !w.ownWatched {
+		if _, err := retryRead(ctx, w, func() (struct{}, error) {
+			_, _, _, err := w.c.conn.GetW(w.path)
+			return struct{}{}, err
+		}); err != nil {
+			return false, err
+		}
+		w.ownWatched = true
+	}
+	if err := w.until(ctx, pred.gone); err != nil {
+		return false, err
+	}
+	w.c.mu.Lock()
+	st := pred.st
+	w.c.mu.Unlock()
+	if st == nil {
+		return false, nil // it never held: what was ahead of it may remain
+	}
+	return true, w.until(ctx, st.ctx.Done())
+}
+
+// until waits for ch to close. It returns errRestart if our node goes
+// first.
+func (w *waiter) until(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-w.entry.gone:
+		return errRestart
+	case <-ctx.Done():
+		return ctxErr(ctx)
+	case <-w.c.closeCh:
+		return ErrClosed
+	}
+}
+
+// ownNode returns our entry for the node at path if it is one of this
+// client's live nodes on session sid, and nil otherwise. A node of ours
+// whose create has been answered but not yet registered (listed by another
+// waiter of this client meanwhile) is waited for, briefly: the reply is
+// already in.
+func (c *Client) ownNode(ctx context.Context, path string, sid int64) *nodeEntry {
+	c.mu.Lock()
+	e := c.nodes[path]
+	ended := c.creates[protectedID(path[strings.LastIndexByte(path, '/')+1:])]
+	c.mu.Unlock()
+	if e == nil && ended != nil {
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return nil
+		}
+		c.mu.Lock()
+		e = c.nodes[path]
+		c.mu.Unlock()
+	}
+	if e != nil && e.sessionID == sid {
+		return e
+	}
+	return nil
+}
+
+// provesFirst reports whether a node of mode m holds only when no node is
+// ahead of it (exclusive, write, election), so that its having held proves
+// the queue ahead of it empty for good.
+func provesFirst(m Mode) bool { return m == Exclusive || m == Write || m == Election }
 
 // firstLook reads the queue (the listing taken with the create, when there
 // is one). If the create reply gave no fencing token, it also reads our
@@ -779,8 +886,9 @@ func (w *waiter) fail(err error) error {
 // forget drops our record of a node that is already gone.
 func (w *waiter) forget() {
 	w.c.mu.Lock()
-	if w.c.nodes[w.path] == w.entry {
+	if w.entry != nil && w.c.nodes[w.path] == w.entry {
 		delete(w.c.nodes, w.path)
+		close(w.entry.gone) // a local successor waits on it (awaitLocal)
 	}
 	w.c.mu.Unlock()
 	w.path, w.name = "", ""

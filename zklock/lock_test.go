@@ -379,7 +379,16 @@ func TestIntegration_NodeDeletedByOperator(t *testing.T) {
 func TestIntegration_WaiterNodeDeletedByOperator(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	holderC := newClient(t, root)
-	c := newClient(t, root)
+	// One client per waiter: waiters of one client watch their own nodes
+	// (TestIntegration_LocalWaiterNodeDeleted).
+	cs := []*zklock.Client{newClient(t, root), newClient(t, root), newClient(t, root)}
+	locks := func() []zklock.LocalLock {
+		var ls []zklock.LocalLock
+		for _, c := range cs {
+			ls = append(ls, c.Locks()...)
+		}
+		return ls
+	}
 	op := newClient(t, root)
 	ctx := testCtx(t)
 	h, err := holderC.Acquire(ctx, "r")
@@ -392,7 +401,7 @@ func TestIntegration_WaiterNodeDeletedByOperator(t *testing.T) {
 	errs := make(chan error, 3)
 	for i := range 3 {
 		go func() {
-			l, err := c.Acquire(ctx, "r")
+			l, err := cs[i].Acquire(ctx, "r")
 			if err == nil {
 				acquired.Add(1)
 				ov.enter()
@@ -402,11 +411,11 @@ func TestIntegration_WaiterNodeDeletedByOperator(t *testing.T) {
 			}
 			errs <- err
 		}()
-		eventually(t, fmt.Sprintf("waiter %d queued", i+1), func() bool { return len(c.Locks()) == i+1 })
+		eventually(t, fmt.Sprintf("waiter %d queued", i+1), func() bool { return len(locks()) == i+1 })
 	}
 	byPos := func() map[int]string {
 		m := map[int]string{}
-		for _, l := range c.Locks() {
+		for _, l := range locks() {
 			m[l.Position] = l.Path
 		}
 		return m
@@ -421,7 +430,7 @@ func TestIntegration_WaiterNodeDeletedByOperator(t *testing.T) {
 	}
 	// The next in line queues again at once; the last one does not know yet.
 	eventually(t, "the next in line queued again", func() bool {
-		ls := c.Locks()
+		ls := locks()
 		return len(ls) == 3 && !slices.ContainsFunc(ls, func(l zklock.LocalLock) bool { return l.Path == pos[1] })
 	})
 	queue := func() int { return len(lockNodes(t, op.Conn(), root)) }

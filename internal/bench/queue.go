@@ -60,7 +60,7 @@ func Queue(ctx context.Context, h *Harness, side Side, depth int) (Sample, error
 	if err := h.waitQueued(ctx, queue, depth+1); err != nil {
 		return fail(err)
 	}
-	if err := h.settle(ctx, base, int64(depth*side.watches)); err != nil {
+	if err := h.settle(ctx, base, int64(depth*side.queueWatches)); err != nil {
 		return fail(err)
 	}
 	h.startTimer()

@@ -21,7 +21,11 @@ type Side struct {
 	name string
 	// watches is how many server-side watches one waiting lock sets, used
 	// to tell when a queue has settled.
-	watches       int
+	watches int
+	// queueWatches: likewise for a waiter in a queue of waiters of the
+	// same session (zklock's wait for a node of their own client, with a
+	// watch on their own node only).
+	queueWatches  int
 	holderWatches int  // likewise for a holding lock
 	container     bool // queue znodes are CONTAINER nodes
 	open          func(ctx context.Context, h *Harness, root string) (session, error)
@@ -57,7 +61,7 @@ func (s Side) prepare(h *Harness, root string, resources []string) error {
 // ZKLock returns the zklock side; opts are added to every Client it
 // connects (after WithRoot and WithSessionTimeout).
 func ZKLock(opts ...zklock.Option) Side {
-	return Side{name: NameZKLock, watches: 2, holderWatches: 1, container: true,
+	return Side{name: NameZKLock, watches: 2, queueWatches: 1, holderWatches: 1, container: true,
 		open: func(ctx context.Context, h *Harness, root string) (session, error) {
 			all := append([]zklock.Option{zklock.WithRoot(root), zklock.WithSessionTimeout(h.timeout)}, opts...)
 			c, err := zklock.Connect(ctx, h.servers, all...)
@@ -92,7 +96,7 @@ func (s zklockSession) close() { _ = s.c.Close() }
 // acquire. zk.Lock takes no context: its acquires end only when they
 // succeed or the connection closes.
 func GoZookeeper() Side {
-	return Side{name: NameZKLib, watches: 1,
+	return Side{name: NameZKLib, watches: 1, queueWatches: 1,
 		open: func(ctx context.Context, h *Harness, root string) (session, error) {
 			conn, err := dial(ctx, h.servers, h.timeout)
 			if err != nil {
