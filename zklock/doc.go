@@ -28,6 +28,17 @@
 // watches its own node while it waits, so that a deletion of its node by
 // someone else cannot go unseen. Waiters further back learn of such a
 // deletion at their next listing.
+//
+// Waiters of one Client in one queue hand the lock on among themselves. A
+// waiter whose nearest node ahead is one of its own client's waits for it
+// with no watch on it: the client learns by itself when its own node goes.
+// If that node had held an exclusive, write or election lock, nothing was
+// ahead of it and nothing can come ahead of it (sequence numbers only
+// grow), so its going hands the lock on with no request at all: n
+// goroutines of one process queued on one resource cost the server the
+// releases' deletes and nothing more. Such a waiter watches its own node
+// while it waits, and holds only once the lease ahead has ended, so that
+// holder is told first. Queue order across clients is unchanged.
 // Read/write locks use Curator's "__READ__"/"__WRIT__" names and kazoo's
 // "__lock__"/"__rlock__" names are understood, so Java and Python services
 // can share locks.

@@ -96,9 +96,10 @@ func WithLossMargin(d time.Duration) Option {
 // node (default 10ms). The watch costs a read and a notification per lease,
 // about a sixth of an uncontended acquire+release on an fsync-bound server;
 // a critical section shorter than the delay ends before it would matter. 0
-// sets the watch at once. A waiter next in line for a hand-off without a
-// round trip watches its node while it waits (that hand-off relies on it)
-// and keeps the watch; parts of a multi-resource acquire watch theirs at
+// sets the watch at once. A waiter that may take a hand-off without a
+// round trip (next in line, or queued behind a node of its own client)
+// watches its node while it waits (that hand-off relies on it) and keeps
+// the watch; parts of a multi-resource acquire watch theirs at
 // once; session expiry and loss of contact are detected regardless.
 func WithNodeWatchDelay(d time.Duration) Option {
 	return func(c *clientConfig) {
