@@ -222,14 +222,18 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 		}
 		c.wdlSet = c.wdl
 	}
+	// Record the frames before they go out: go-zookeeper reads on another
+	// goroutine, and the server's answer can be read before this Write
+	// returns. Recorded after, that answer would find no send time to
+	// match (every later answer then matched an older one) and no create
+	// to take a fencing token from. A send time taken a moment early only
+	// makes the anchor earlier, never later; if the write fails, the
+	// connection is dropped with everything recorded for it.
 	now := time.Now()
-	n, err := c.Conn.Write(p)
-	if n > 0 {
-		c.wr.scan(p[:n], func(hdr []byte, frame int) {
-			c.l.sent(c.gen, now, hdr, frame == 1)
-		})
-	}
-	return n, err
+	c.wr.scan(p, func(hdr []byte, frame int) {
+		c.l.sent(c.gen, now, hdr, frame == 1)
+	})
+	return c.Conn.Write(p)
 }
 
 func (c *trackedConn) Read(p []byte) (int, error) {

@@ -171,3 +171,52 @@ func TestTrackedConnDataThenError(t *testing.T) {
 		t.Fatalf("read again: %d, %v; want 0, io.EOF", n, err)
 	}
 }
+
+// recordingConn is a net.Conn whose Write runs a hook before it writes, as
+// a server that answers at once would see it.
+type recordingConn struct {
+	net.Conn
+	beforeWrite func()
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	c.beforeWrite()
+	return c.Conn.Write(p)
+}
+
+// A request is on record (its send time, its create path) before its bytes
+// leave: the answer may be read before Write returns. Recorded after, that
+// answer would match no request and its create's zxid (the fencing token)
+// would be lost.
+func TestTrackedConnRecordsBeforeWriting(t *testing.T) {
+	server, client := net.Pipe()
+	defer server.Close()
+	go func() { _, _ = io.Copy(io.Discard, server) }()
+	l := &liveness{}
+	var pendingAtWrite []int
+	var createAtWrite []bool
+	rc := &recordingConn{Conn: client}
+	rc.beforeWrite = func() {
+		l.mu.Lock()
+		pendingAtWrite = append(pendingAtWrite, len(l.pending))
+		_, ok := l.creates[7]
+		createAtWrite = append(createAtWrite, ok)
+		l.mu.Unlock()
+	}
+	tc := l.wrap(rc).(*trackedConn)
+	defer tc.Close()
+	connect := frame(make([]byte, 44))
+	path := "/q/_c_x-lock-"
+	create := frame(i32(7), i32(opCreate), i32(int32(len(path))), []byte(path), i32(0))
+	for _, f := range [][]byte{connect, create} {
+		if _, err := tc.Write(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []int{1, 2}; pendingAtWrite[0] != want[0] || pendingAtWrite[1] != want[1] {
+		t.Fatalf("requests on record when their bytes were written: %v, want %v", pendingAtWrite, want)
+	}
+	if !createAtWrite[1] {
+		t.Fatal("the create was not on record when its bytes were written")
+	}
+}
