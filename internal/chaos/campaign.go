@@ -67,7 +67,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base := workerSpec{
 		Hub: h.Addr(), Root: root, SessionTimeout: cfg.SessionTimeout, AcquireTimeout: 3 * cfg.SessionTimeout,
 		HangGrace: cfg.HangGrace, Steps: cfg.Steps, Work: cfg.Work, LongPercent: cfg.LongPercent, Seed: cfg.Seed,
-		LocalPeriod: cfg.PhantomPeriod,
+		LocalPeriod: cfg.PhantomPeriod, Lanes: cfg.Lanes,
 	}
 	for i := range cfg.Resources {
 		base.Resources = append(base.Resources, fmt.Sprintf("res-%d", i))
@@ -162,7 +162,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	h.record(Event{Kind: EvNote, Detail: "campaign end"})
 
 	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
-	rep.Campaign, rep.Workers, rep.Resources = cfg.Name, cfg.Workers, cfg.Resources
+	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
 	rep.DurationSec = time.Since(started).Seconds()
 	rep.Seed, rep.Dir = cfg.Seed, dir

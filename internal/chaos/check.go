@@ -311,6 +311,9 @@ func (c *checker) checkHandOffs() {
 	for res, ls := range c.byRes {
 		for i := 0; i+1 < len(ls); i++ {
 			a, b := ls[i], ls[i+1]
+			if a.key.proc == b.key.proc && a.session == b.session && a.session != 0 {
+				r.LaneHandOffs++
+			}
 			end, how := a.end()
 			switch how {
 			case "lost":

@@ -15,6 +15,11 @@ type Config struct {
 	Workers int
 	// Resources is the number of resources they contend for (default 3).
 	Resources int
+	// Lanes is the number of acquire loops in each worker process (default
+	// 2): lanes of one process that pick the same resource queue behind
+	// each other on one session, where the lock passes between them with no
+	// request to ZooKeeper.
+	Lanes int
 	// Acquisitions is the minimum number of leases granted (default 1,000).
 	Acquisitions int
 	// FaultsPerKind is the minimum number of faults of each kind (default 5).
@@ -56,19 +61,19 @@ type Config struct {
 // Short is the CI campaign: at least 1,000 acquisitions and 5 faults of
 // each kind, in about three minutes.
 func Short() Config {
-	return Config{Name: "short", Workers: 6, Resources: 3, Acquisitions: 1000, FaultsPerKind: 5, MaxDuration: 4 * time.Minute}
+	return Config{Name: "short", Workers: 6, Resources: 3, Lanes: 2, Acquisitions: 1000, FaultsPerKind: 5, MaxDuration: 4 * time.Minute}
 }
 
 // Long is the release campaign: at least 20,000 acquisitions and 50 faults
 // of each kind.
 func Long() Config {
-	return Config{Name: "long", Workers: 8, Resources: 4, Acquisitions: 20000, FaultsPerKind: 50, MaxDuration: 3 * time.Hour}
+	return Config{Name: "long", Workers: 8, Resources: 4, Lanes: 2, Acquisitions: 20000, FaultsPerKind: 50, MaxDuration: 3 * time.Hour}
 }
 
 // Smoke is a small campaign for go test: every fault kind three times, at
 // least 200 acquisitions, in about two minutes.
 func Smoke() Config {
-	return Config{Name: "smoke", Workers: 4, Resources: 2, Acquisitions: 200, FaultsPerKind: 3, MaxDuration: 4 * time.Minute}
+	return Config{Name: "smoke", Workers: 4, Resources: 2, Lanes: 2, Acquisitions: 200, FaultsPerKind: 3, MaxDuration: 4 * time.Minute}
 }
 
 // Preset returns the named configuration: "short", "long" or "smoke".
@@ -94,6 +99,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Resources <= 0 {
 		c.Resources = d.Resources
+	}
+	if c.Lanes <= 0 {
+		c.Lanes = d.Lanes
 	}
 	if c.Acquisitions <= 0 {
 		c.Acquisitions = d.Acquisitions

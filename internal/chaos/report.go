@@ -13,6 +13,7 @@ type Report struct {
 	Campaign         string  `json:"campaign"`
 	Workers          int     `json:"workers"`
 	Resources        int     `json:"resources"`
+	Lanes            int     `json:"lanes"` // acquire loops per worker process
 	SessionTimeoutMS int64   `json:"session_timeout_ms"`
 	DurationSec      float64 `json:"duration_sec"`
 	Seed             uint64  `json:"seed"`
@@ -50,6 +51,11 @@ type Report struct {
 	HungAcquires        int     `json:"hung_acquires"`
 	MaxAcquireOverrunMS float64 `json:"max_acquire_overrun_ms"`
 	WorkerCrashes       int     `json:"worker_crashes"`
+	// LaneHandOffs counts consecutive leases of a resource held by two
+	// lanes of one worker on one session: the lock passed within the
+	// process (zklock's local hand-off, with no request, when the second
+	// lane had queued behind the first).
+	LaneHandOffs int `json:"lane_hand_offs"`
 	// Phantom: lock znodes of live sessions unknown to their own client.
 	Phantom PhantomCheck `json:"phantom_check"`
 
@@ -166,6 +172,9 @@ func (r *Report) setTargets(acq, perKind int, kinds []FaultKind) {
 			r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("fault %s injected %d < %d times", k, n, perKind))
 		}
 	}
+	if r.Lanes > 1 && r.Acquisitions >= acq && r.LaneHandOffs == 0 {
+		r.Targets.Missed = append(r.Targets.Missed, "no lease passed between two lanes of one process: the local hand-off was not exercised")
+	}
 	if r.Faults[string(FaultPause)] > 0 && r.Stale.RejectedPaused == 0 {
 		r.Targets.Missed = append(r.Targets.Missed, "no stale write of a paused holder was refused: fencing was not exercised")
 	}
@@ -178,8 +187,8 @@ func (r *Report) WriteTable(w io.Writer) {
 	if !r.Pass {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "zklock chaos campaign %q: %s — 3-node ensemble, %d worker processes, %d resources, session timeout %d ms, %.0f s, seed %d\n\n",
-		r.Campaign, verdict, r.Workers, r.Resources, r.SessionTimeoutMS, r.DurationSec, r.Seed)
+	fmt.Fprintf(w, "zklock chaos campaign %q: %s — 3-node ensemble, %d worker processes of %d lanes, %d resources, session timeout %d ms, %.0f s, seed %d\n\n",
+		r.Campaign, verdict, r.Workers, max(r.Lanes, 1), r.Resources, r.SessionTimeoutMS, r.DurationSec, r.Seed)
 	fmt.Fprintln(w, "| check | result | target |")
 	fmt.Fprintln(w, "|---|---:|---|")
 	row := func(name, result, target string) { fmt.Fprintf(w, "| %s | %s | %s |\n", name, result, target) }
@@ -196,6 +205,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("orphan lock znodes after the run", fmt.Sprint(r.Orphans), "0")
 	row("acquires hung past their deadline", fmt.Sprintf("%d (max overrun %.0f ms)", r.HungAcquires, r.MaxAcquireOverrunMS), "0")
 	row("worker crashes", fmt.Sprint(r.WorkerCrashes), "0")
+	if r.Lanes > 1 {
+		row("leases passed between lanes of one process (one session)", fmt.Sprint(r.LaneHandOffs), "> 0")
+	}
 	pc := r.Phantom
 	row("lock znodes of live sessions unknown to their client ≥ grace (phantoms)",
 		fmt.Sprintf("%d (longest unknown %.0f ms, grace %d ms)", pc.Phantoms, pc.MaxUnknownMS, pc.GraceMS), "0")

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +36,7 @@ type workerSpec struct {
 	Work           time.Duration `json:"work"`
 	LongPercent    int           `json:"long_percent"`
 	LocalPeriod    time.Duration `json:"local_period"` // between EvLocal reports
+	Lanes          int           `json:"lanes"`        // acquire loops (default 1)
 	Seed           uint64        `json:"seed"`
 }
 
@@ -53,9 +56,25 @@ type worker struct {
 	spec workerSpec
 	c    *zklock.Client
 	hc   *http.Client
-	rng  *rand.Rand
-	op   int64
+	op   atomic.Int64 // last op number, shared by the lanes
 	pid  int
+
+	mu   sync.Mutex
+	held map[string]map[*heldLease]bool // leases of the lanes, by resource
+}
+
+// heldLease is a lease of one lane; its loss is reported once.
+type heldLease struct {
+	l        *zklock.Lease
+	op, tok  int64
+	resource string
+	once     sync.Once
+}
+
+// lane is one acquire loop of a worker.
+type lane struct {
+	w   *worker
+	rng *rand.Rand
 }
 
 // runWorker is a worker's main. It connects its own zklock Client through
@@ -72,8 +91,8 @@ func runWorker(raw string) int {
 	w := &worker{
 		spec: spec,
 		hc:   &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
-		rng:  rand.New(rand.NewPCG(spec.Seed, uint64(spec.Proc))),
 		pid:  os.Getpid(),
+		held: map[string]map[*heldLease]bool{},
 	}
 	// Die with the campaign: a worker whose parent is gone is reparented.
 	ppid := os.Getppid()
@@ -106,9 +125,16 @@ func runWorker(raw string) int {
 	}
 	w.send(Event{Kind: EvStart, Session: w.c.SessionID()})
 	stopReports := w.reportLocal(spec.LocalPeriod)
-	for ctx.Err() == nil {
-		w.iteration(ctx)
+	var lanes sync.WaitGroup
+	for i := range max(spec.Lanes, 1) {
+		ln := &lane{w: w, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.Proc)<<8|uint64(i)))}
+		lanes.Go(func() {
+			for ctx.Err() == nil {
+				ln.iteration(ctx)
+			}
+		})
 	}
+	lanes.Wait()
 	// Quiesced: every lease released or lost, every cancelled wait cleaned
 	// up. Local bookkeeping may lag a background delete by a moment.
 	deadline := time.Now().Add(2 * spec.SessionTimeout)
@@ -192,20 +218,20 @@ func (w *worker) localNodes() (Event, bool) {
 
 // iteration is one acquire attempt and, when it succeeds, one critical
 // section.
-func (w *worker) iteration(ctx context.Context) {
-	w.op++
-	op := w.op
-	r := w.spec.Resources[w.rng.IntN(len(w.spec.Resources))]
+func (ln *lane) iteration(ctx context.Context) {
+	w := ln.w
+	op := w.op.Add(1)
+	r := w.spec.Resources[ln.rng.IntN(len(w.spec.Resources))]
 	timeout := w.spec.AcquireTimeout
 	var opts []zklock.AcquireOption
 	kind := ""
-	switch x := w.rng.IntN(100); {
+	switch x := ln.rng.IntN(100); {
 	case x < 8:
 		opts = append(opts, zklock.Try())
 		kind = "try"
 	case x < 18:
 		// A short deadline: the wait is often cancelled, and its node must go.
-		timeout = time.Duration(50+w.rng.IntN(400)) * time.Millisecond
+		timeout = time.Duration(50+ln.rng.IntN(400)) * time.Millisecond
 		kind = "short"
 	}
 	deadline := time.Now().Add(timeout)
@@ -222,6 +248,13 @@ func (w *worker) iteration(ctx context.Context) {
 	ch := make(chan result, 1)
 	go func() {
 		l, err := w.c.Acquire(actx, r, opts...)
+		if err == nil {
+			// A lane of this process that held r before us and lost it
+			// was told (its Done closed) before we got the lock: stamp
+			// that loss now, before our acquire, rather than whenever its
+			// own watcher goroutine runs.
+			w.reportLosses(r)
+		}
 		ch <- result{l, time.Now(), err}
 	}()
 	var res result
@@ -237,7 +270,7 @@ func (w *worker) iteration(ctx context.Context) {
 		w.send(Event{Kind: EvAcquireFailed, T: res.at.UnixNano(), Op: op, Resource: r, Deadline: deadline.UnixNano(),
 			Outcome: outcome(res.err), Err: res.err.Error()})
 		if errors.Is(res.err, zklock.ErrLocked) {
-			time.Sleep(time.Duration(1+w.rng.IntN(10)) * time.Millisecond)
+			time.Sleep(time.Duration(1+ln.rng.IntN(10)) * time.Millisecond)
 		}
 		return
 	}
@@ -246,17 +279,15 @@ func (w *worker) iteration(ctx context.Context) {
 	// A few leases are held for about two session timeouts, so that faults
 	// aimed at them (the nemesis prefers them) strike while the lock is held.
 	steps, work, hold := w.spec.Steps, w.spec.Work, ""
-	if w.rng.IntN(100) < w.spec.LongPercent {
+	if ln.rng.IntN(100) < w.spec.LongPercent {
 		steps, work, hold = 8, w.spec.SessionTimeout/4, "long"
 	}
 	w.send(Event{Kind: EvAcquired, T: res.at.UnixNano(), Op: op, Resource: r, Token: tok, Session: l.SessionID(),
 		Deadline: deadline.UnixNano(), Detail: hold})
+	h := w.track(l, op, tok, r)
 	go func() {
 		<-l.Done()
-		at := time.Now().UnixNano()
-		if err := l.Err(); errors.Is(err, zklock.ErrLeaseLost) {
-			w.send(Event{Kind: EvLost, T: at, Op: op, Resource: r, Token: tok, Err: err.Error()})
-		}
+		w.reportLoss(h)
 	}()
 
 	// The critical section: register the token with the store at once, then
@@ -269,7 +300,7 @@ func (w *worker) iteration(ctx context.Context) {
 		select {
 		case <-l.Done():
 		default:
-			time.Sleep(work/2 + time.Duration(w.rng.Int64N(int64(work))))
+			time.Sleep(work/2 + time.Duration(ln.rng.Int64N(int64(work))))
 			w.write(op, r, tok)
 			continue
 		}
@@ -279,6 +310,7 @@ func (w *worker) iteration(ctx context.Context) {
 	rctx, rcancel := context.WithTimeout(context.Background(), 2*w.spec.SessionTimeout)
 	err := l.Release(rctx)
 	rcancel()
+	w.untrack(h)
 	ev := Event{Kind: EvReleased, Op: op, Resource: r, Token: tok, Outcome: "ok"}
 	if err != nil {
 		ev.Err = err.Error()
@@ -292,6 +324,53 @@ func (w *worker) iteration(ctx context.Context) {
 		}
 	}
 	w.send(ev)
+}
+
+// track records a lane's lease until untrack.
+func (w *worker) track(l *zklock.Lease, op, tok int64, r string) *heldLease {
+	h := &heldLease{l: l, op: op, tok: tok, resource: r}
+	w.mu.Lock()
+	if w.held[r] == nil {
+		w.held[r] = map[*heldLease]bool{}
+	}
+	w.held[r][h] = true
+	w.mu.Unlock()
+	return h
+}
+
+func (w *worker) untrack(h *heldLease) {
+	w.mu.Lock()
+	delete(w.held[h.resource], h)
+	w.mu.Unlock()
+}
+
+// reportLosses reports, once each, the losses of the lanes' leases on r
+// whose Done is closed.
+func (w *worker) reportLosses(r string) {
+	w.mu.Lock()
+	var ended []*heldLease
+	for h := range w.held[r] {
+		select {
+		case <-h.l.Done():
+			ended = append(ended, h)
+		default:
+		}
+	}
+	w.mu.Unlock()
+	for _, h := range ended {
+		w.reportLoss(h)
+	}
+}
+
+// reportLoss sends EvLost for h, once, if its lease was lost; T is when
+// the first caller saw it ended.
+func (w *worker) reportLoss(h *heldLease) {
+	h.once.Do(func() {
+		at := time.Now().UnixNano()
+		if err := h.l.Err(); errors.Is(err, zklock.ErrLeaseLost) {
+			w.send(Event{Kind: EvLost, T: at, Op: h.op, Resource: h.resource, Token: h.tok, Err: err.Error()})
+		}
+	})
 }
 
 // outcome classifies an acquire error.
