@@ -337,8 +337,12 @@ func (w *waiter) sessionChanged(path string) error {
 }
 
 // createNode runs one create. If ctx ends while it is in flight, whatever
-// it creates is deleted in the background.
+// it creates is deleted in the background. A ctx that cannot end runs it
+// on the caller's goroutine, as call does.
 func (c *Client) createNode(ctx context.Context, prefix string, data []byte, parent, id string, sid int64) (string, []string, error) {
+	if ctx.Done() == nil {
+		return c.createAndList(prefix, data, parent)
+	}
 	type result struct {
 		path  string
 		err   error
