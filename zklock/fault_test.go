@@ -99,21 +99,7 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 	// 1..15's) carry 18 watches: the holder's node is watched by its own
 	// session and the first waiter's, the first waiter's by itself and the
 	// second waiter.
-	// A waiter reports its place before its watch reaches the server: wait
-	// for the count to reach what it should, then check it stays there.
-	var wchs string
-	watchesSet := func() bool {
-		var err error
-		if wchs, err = srv.FourLetter("wchs"); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Contains(wchs, "Total watches:"+strconv.Itoa(n+2)+"\n")
-	}
-	eventually(t, "the waiters' watches", watchesSet)
-	time.Sleep(100 * time.Millisecond)
-	if !watchesSet() || !strings.Contains(wchs, "watching "+strconv.Itoa(n)+" paths") {
-		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, n, n+2)
-	}
+	settledWatches(t, srv, n+2, n)
 	wchp, err := srv.FourLetter("wchp")
 	if err != nil {
 		t.Fatal(err)
@@ -124,16 +110,10 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 		}
 	}
 	positionsBefore := rec.count(zklock.EventPosition)
-	if _, err := srv.FourLetter("srst"); err != nil {
-		t.Fatal(err)
-	}
-	holder.Release(ctx)
-	wg.Wait()
-	mntr, err := srv.FourLetter("mntr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recv := mntrValue(t, mntr, "zk_packets_received") - 1 // mntr counts itself
+	recv := packetsDuring(t, srv, func() {
+		holder.Release(ctx)
+		wg.Wait()
+	})
 	// Per hand-off: the releaser's delete, and at most one re-list by the
 	// one waiter woken (its snapshot, taken at enqueue, still listed the
 	// nodes ahead of its predecessor). A herd (every waiter re-listing on
@@ -185,19 +165,14 @@ func TestIntegration_ZeroRoundTripHandoff(t *testing.T) {
 			wchs, err := srv.FourLetter("wchs")
 			return err == nil && strings.Contains(wchs, "Total watches:3\n")
 		})
-		if _, err := srv.FourLetter("srst"); err != nil {
-			t.Fatal(err)
-		}
-		la.Release(ctx)
-		lb := <-got
+		var lb *zklock.Lease
+		total += packetsDuring(t, srv, func() {
+			la.Release(ctx)
+			lb = <-got
+		})
 		if lb == nil {
 			t.FailNow()
 		}
-		mntr, err := srv.FourLetter("mntr")
-		if err != nil {
-			t.Fatal(err)
-		}
-		total += mntrValue(t, mntr, "zk_packets_received") - 1 // mntr counts itself
 		// b becomes the holder; a takes b's place for the next round
 		la, a, b = lb, b, a
 	}
@@ -299,6 +274,40 @@ func (c *wireLogConn) Read(b []byte) (int, error) {
 		c.w.add("r")
 	}
 	return n, err
+}
+
+// settledWatches waits until the server holds watches watches on paths
+// paths, and checks that the count stays there: a waiter reports its place
+// before its watch reaches the server.
+func settledWatches(t *testing.T, srv *zktest.Server, watches, paths int) {
+	t.Helper()
+	var wchs string
+	set := func() bool {
+		var err error
+		if wchs, err = srv.FourLetter("wchs"); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(wchs, "Total watches:"+strconv.Itoa(watches)+"\n")
+	}
+	eventually(t, "the waiters' watches", set)
+	time.Sleep(100 * time.Millisecond)
+	if !set() || !strings.Contains(wchs, "watching "+strconv.Itoa(paths)+" paths") {
+		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, paths, watches)
+	}
+}
+
+// packetsDuring returns how many packets the server received while f ran.
+func packetsDuring(t *testing.T, srv *zktest.Server, f func()) int {
+	t.Helper()
+	if _, err := srv.FourLetter("srst"); err != nil {
+		t.Fatal(err)
+	}
+	f()
+	mntr, err := srv.FourLetter("mntr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mntrValue(t, mntr, "zk_packets_received") - 1 // mntr counts itself
 }
 
 func mntrValue(t *testing.T, mntr, key string) int {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,31 +60,13 @@ func TestIntegration_LocalHandoff(t *testing.T) {
 	// The first waiter watches the holder's node and its own; every other
 	// waiter only its own. With the holder's watch on its node: n+2
 	// watches on n+1 paths, and none on another waiter's node.
-	var wchs string
-	watchesSet := func() bool {
-		var err error
-		if wchs, err = srv.FourLetter("wchs"); err != nil {
-			t.Fatal(err)
+	settledWatches(t, srv, n+2, n+1)
+	recv := packetsDuring(t, srv, func() {
+		if err := holder.Release(ctx); err != nil {
+			t.Error(err)
 		}
-		return strings.Contains(wchs, "Total watches:"+strconv.Itoa(n+2)+"\n")
-	}
-	eventually(t, "the waiters' watches", watchesSet)
-	time.Sleep(100 * time.Millisecond)
-	if !watchesSet() || !strings.Contains(wchs, "watching "+strconv.Itoa(n+1)+" paths") {
-		t.Fatalf("watches: %s, want %d paths and %d watches", wchs, n+1, n+2)
-	}
-	if _, err := srv.FourLetter("srst"); err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	mntr, err := srv.FourLetter("mntr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recv := mntrValue(t, mntr, "zk_packets_received") - 1 // mntr counts itself
+		wg.Wait()
+	})
 	// The holder's delete and each waiter's; allow 4 pings. A waiter that
 	// listed the queue or set a watch when woken would add n more.
 	if recv < n+1 || recv > n+1+4 {
