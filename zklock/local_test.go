@@ -271,3 +271,58 @@ func TestIntegration_LocalAfterAbandonedPart(t *testing.T) {
 	}
 	eventually(t, "an empty queue", func() bool { return len(lockNodes(t, c.Conn(), root)) == 0 })
 }
+
+// A waiter handed the lock by its own client while the server is out of
+// reach (its holder was given up: the session could not be proven alive)
+// must prove the session alive before it holds. That proof waits for the
+// link to come back, within the waiter's context; it does not fail the
+// acquire with go-zookeeper's connection error (seen in the chaos
+// campaign as acquires failing with "zk: connection closed").
+func TestIntegration_LocalHandoffWhileCutOff(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	for round := range 3 {
+		p := newProxy(t)
+		c := newClientAt(t, p.Addr(), root)
+		h, err := c.Acquire(ctx, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			l, err := c.Acquire(ctx, "r")
+			if err == nil {
+				err = l.Release(ctx)
+			}
+			got <- err
+		}()
+		eventually(t, "the waiter queued", func() bool { return len(c.Locks()) == 2 })
+		time.Sleep(200 * time.Millisecond) // its watch on its own node is set
+		// Round 0: silence (the link blackholed); rounds 1 and 2: the
+		// connection dropped and reconnects refused, for a while after
+		// the holder is given up.
+		if round == 0 {
+			p.Blackhole(true)
+		} else {
+			p.RejectNew(true)
+			p.DropAll()
+		}
+		select {
+		case <-h.Done():
+		case <-time.After(4 * testSessionTimeout):
+			t.Fatal("the holder was not given up while cut off")
+		}
+		time.Sleep(time.Duration(round) * 1500 * time.Millisecond)
+		p.Blackhole(false)
+		p.RejectNew(false)
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatalf("round %d: the waiter's acquire failed: %v", round, err)
+			}
+		case <-time.After(6 * testSessionTimeout):
+			t.Fatalf("round %d: the waiter did not acquire after the link came back", round)
+		}
+		c.Close()
+	}
+}

@@ -821,18 +821,20 @@ func (w *waiter) report(ctx context.Context, pos int) {
 func (w *waiter) hold(ctx context.Context) error {
 	c := w.c
 	// If we have not heard from the server for so long that the session may
-	// be about to expire, prove it alive before handing out a lease.
+	// be about to expire, prove it alive before handing out a lease. Like
+	// every read of ours, the proof waits out a lost connection (within
+	// ctx) and enqueues again if the session changed meanwhile.
 	if time.Now().After(c.lossDeadline()) {
-		ok, err := call(ctx, func() (bool, error) {
+		ok, err := retryRead(ctx, w, func() (bool, error) {
 			ok, _, err := c.conn.Exists(w.path)
 			return ok, err
 		})
 		switch {
-		case err == nil && !ok:
-			w.forget()
-			return errRestart
 		case err != nil:
 			return w.fail(err)
+		case !ok:
+			w.forget()
+			return errRestart
 		}
 	}
 	c.mu.Lock()
