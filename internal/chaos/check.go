@@ -37,6 +37,7 @@ const (
 	VNotQuiesced      = "not-quiesced"                // a worker did not wind down in time
 	VTokenRegression  = "token-regression"            // the store accepted a smaller token (store bug)
 	VPhantom          = "phantom-node"                // a lock znode of a live session unknown to its client for longer than PhantomGrace
+	VUnexpectedError  = "unexpected-acquire-error"    // an acquire failed with none of the errors a fault explains (locked, timeout, cancelled, closed, unavailable)
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )
@@ -397,6 +398,9 @@ func (c *checker) checkAcquires() {
 				c.violation(VHung, e.Resource, fmt.Sprintf("%v had not returned %v after its deadline", k, c.p.HangGrace), e.Deadline-grace, e.T+grace, k)
 			}
 		case EvAcquired, EvAcquireFailed:
+			if e.Kind == EvAcquireFailed && e.Outcome == "error" {
+				c.violation(VUnexpectedError, e.Resource, fmt.Sprintf("%v failed with %q: zklock's sentinel errors and the context's are the only ones a fault explains", k, e.Err), e.T-sliceContextNanos, e.T, k)
+			}
 			if e.Deadline == 0 || e.T <= e.Deadline || c.pausedDuring(e.Proc, e.Deadline-grace, e.T) {
 				continue
 			}
@@ -495,7 +499,7 @@ func CheckHistoryFile(path string) (*Report, error) {
 	}
 	cfg = cfg.withDefaults()
 	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
-	rep.Campaign, rep.Workers, rep.Resources = cfg.Name, cfg.Workers, cfg.Resources
+	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
 	rep.DurationSec = float64(last-first) / 1e9
 	rep.Seed = cfg.Seed

@@ -200,6 +200,16 @@ func TestCheckHungAcquire(t *testing.T) {
 	}
 }
 
+// An acquire that fails with an error no fault explains (go-zookeeper's
+// own, say) fails the campaign; the errors a fault explains do not.
+func TestCheckUnexpectedAcquireError(t *testing.T) {
+	h := &history{}
+	for i, outcome := range []string{"locked", "timeout", "timeout-unavailable", "canceled", "closed", "unavailable", "error"} {
+		h.add(chaos.Event{Kind: chaos.EvAcquireFailed, T: at(100 * i), Proc: 1, Op: int64(i + 1), Resource: "a", Deadline: at(5000), Outcome: outcome, Err: "x"})
+	}
+	wantViolations(t, chaos.Check(h.evs, params), chaos.VUnexpectedError)
+}
+
 func TestCheckOrphansAndCrashes(t *testing.T) {
 	h := &history{}
 	h.add(chaos.Event{Kind: chaos.EvOrphan, T: at(0), Target: "/x/a/_c_1-lock-0000000001", Detail: "owner is live worker proc 1"})

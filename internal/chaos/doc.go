@@ -13,9 +13,11 @@
 // each ensemble member through its own zktest.Proxy, so a fault on a
 // worker's proxies cuts that worker, and only it, off from every server.
 //
-// Workers loop over a few resources: acquire (some with Try, some with a
-// short deadline that cancels the wait), then a critical section of fenced
-// writes, then release. A write goes to the fenced store, which lives in
+// Workers loop over a few resources, in two acquire loops (lanes) sharing
+// the worker's Client, so that waiters of one client queue behind each
+// other and the lock passes between them without ZooKeeper: acquire (some
+// with Try, some with a short deadline that cancels the wait), then a
+// critical section of fenced writes, then release. A write goes to the fenced store, which lives in
 // the campaign process and keeps, per resource, the largest fencing token
 // (Lease.Token, the lock node's czxid) it has seen, refusing any lower one.
 // The critical section registers its token at once, then repeats "check

@@ -386,8 +386,10 @@ func outcome(err error) string {
 		return "canceled"
 	case errors.Is(err, zklock.ErrClosed):
 		return "closed"
+	case errors.Is(err, zklock.ErrUnavailable):
+		return "unavailable"
 	}
-	return "error"
+	return "error" // a violation (VUnexpectedError)
 }
 
 // write sends a fenced write to the store and returns its verdict.
