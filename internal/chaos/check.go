@@ -497,6 +497,9 @@ func CheckHistoryFile(path string) (*Report, error) {
 	if !found {
 		return nil, fmt.Errorf("chaos: %s has no campaign record", path)
 	}
+	if cfg.Lanes == 0 {
+		cfg.Lanes = 1 // recorded before workers had lanes
+	}
 	cfg = cfg.withDefaults()
 	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
 	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes

@@ -274,6 +274,38 @@ func TestCheckHistoryFile(t *testing.T) {
 	if !r.Pass || r.Campaign != "short" || r.SessionTimeoutMS != 3000 || r.Acquisitions != 2 || r.DurationSec != 0.05 {
 		t.Fatalf("report: %+v", r)
 	}
+	// A campaign with lanes must show a lease passed between two lanes of
+	// one process (same proc, same session); one without never passes.
+	for _, tc := range []struct {
+		lanes   string
+		session int64
+		pass    bool
+	}{{`,"Lanes":2`, 0, false}, {`,"Lanes":2`, 7, true}} {
+		h := &history{}
+		h.add(chaos.Event{Kind: chaos.EvNote, T: at(0), Detail: `campaign {"Name":"short","Acquisitions":2,"FaultsPerKind":1,"SessionTimeout":3000000000,"Faults":["kill"]` + tc.lanes + `}`})
+		h.lease(1, 1, "a", 10, 10, 20).lease(1, 2, "a", 20, 30, 40)
+		for i := range h.evs {
+			if h.evs[i].Kind == chaos.EvAcquired {
+				h.evs[i].Session = tc.session
+			}
+		}
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(50), Fault: "kill", FaultID: 1, Proc: 1})
+		b.Reset()
+		for _, e := range h.evs {
+			line, _ := json.Marshal(e)
+			b.Write(append(line, '\n'))
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := chaos.CheckHistoryFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Pass != tc.pass || r.Lanes != 2 {
+			t.Fatalf("lanes 2, session %d: pass %v (want %v), lanes %d, missed %v", tc.session, r.Pass, tc.pass, r.Lanes, r.Targets.Missed)
+		}
+	}
 	if err := os.WriteFile(path, []byte(`{"seq":1,"kind":"start"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
