@@ -63,12 +63,14 @@ type worker struct {
 	held map[string]map[*heldLease]bool // leases of the lanes, by resource
 }
 
-// heldLease is a lease of one lane; its loss is reported once.
+// heldLease is a lease of one lane; its loss is reported once, after its
+// EvAcquired (announced is closed once that is sent).
 type heldLease struct {
-	l        *zklock.Lease
-	op, tok  int64
-	resource string
-	once     sync.Once
+	l         *zklock.Lease
+	op, tok   int64
+	resource  string
+	once      sync.Once
+	announced chan struct{}
 }
 
 // lane is one acquire loop of a worker.
@@ -282,9 +284,12 @@ func (ln *lane) iteration(ctx context.Context) {
 	if ln.rng.IntN(100) < w.spec.LongPercent {
 		steps, work, hold = 8, w.spec.SessionTimeout/4, "long"
 	}
+	// Tracked before it is announced, so that another lane acquiring r
+	// after a loss of this lease within the announcement still stamps it.
+	h := w.track(l, op, tok, r)
 	w.send(Event{Kind: EvAcquired, T: res.at.UnixNano(), Op: op, Resource: r, Token: tok, Session: l.SessionID(),
 		Deadline: deadline.UnixNano(), Detail: hold})
-	h := w.track(l, op, tok, r)
+	close(h.announced)
 	go func() {
 		<-l.Done()
 		w.reportLoss(h)
@@ -328,7 +333,7 @@ func (ln *lane) iteration(ctx context.Context) {
 
 // track records a lane's lease until untrack.
 func (w *worker) track(l *zklock.Lease, op, tok int64, r string) *heldLease {
-	h := &heldLease{l: l, op: op, tok: tok, resource: r}
+	h := &heldLease{l: l, op: op, tok: tok, resource: r, announced: make(chan struct{})}
 	w.mu.Lock()
 	if w.held[r] == nil {
 		w.held[r] = map[*heldLease]bool{}
@@ -363,10 +368,12 @@ func (w *worker) reportLosses(r string) {
 }
 
 // reportLoss sends EvLost for h, once, if its lease was lost; T is when
-// the first caller saw it ended.
+// the first caller saw it ended. It is sent after h's EvAcquired, which
+// the checker must have read first.
 func (w *worker) reportLoss(h *heldLease) {
 	h.once.Do(func() {
 		at := time.Now().UnixNano()
+		<-h.announced
 		if err := h.l.Err(); errors.Is(err, zklock.ErrLeaseLost) {
 			w.send(Event{Kind: EvLost, T: at, Op: h.op, Resource: h.resource, Token: h.tok, Err: err.Error()})
 		}
