@@ -38,6 +38,19 @@ func (h *history) lease(proc int, op int64, r string, token int64, acq, rel int)
 	return h.add(chaos.Event{Kind: chaos.EvReleased, T: at(rel + 1), Proc: proc, Op: op, Resource: r, Token: token, Outcome: "ok"})
 }
 
+// save writes the history to path as a campaign's history.jsonl.
+func (h *history) save(t *testing.T, path string) {
+	t.Helper()
+	var b bytes.Buffer
+	for _, e := range h.evs {
+		line, _ := json.Marshal(e)
+		b.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (h *history) write(proc int, op int64, r string, token int64, t int, accepted bool) *history {
 	return h.add(chaos.Event{Kind: chaos.EvWrite, T: at(t), Sent: at(t), Proc: proc, Op: op, Resource: r, Token: token, Accepted: accepted})
 }
@@ -259,14 +272,7 @@ func TestCheckHistoryFile(t *testing.T) {
 	h.add(chaos.Event{Kind: chaos.EvNote, T: at(0), Detail: `campaign {"Name":"short","Acquisitions":2,"FaultsPerKind":1,"SessionTimeout":3000000000,"Faults":["kill"]}`})
 	h.lease(1, 1, "a", 10, 10, 20).lease(2, 1, "a", 20, 30, 40)
 	h.add(chaos.Event{Kind: chaos.EvFault, T: at(50), Fault: "kill", FaultID: 1, Proc: 1})
-	var b bytes.Buffer
-	for _, e := range h.evs {
-		line, _ := json.Marshal(e)
-		b.Write(append(line, '\n'))
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	h.save(t, path)
 	r, err := chaos.CheckHistoryFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -290,14 +296,7 @@ func TestCheckHistoryFile(t *testing.T) {
 			}
 		}
 		h.add(chaos.Event{Kind: chaos.EvFault, T: at(50), Fault: "kill", FaultID: 1, Proc: 1})
-		b.Reset()
-		for _, e := range h.evs {
-			line, _ := json.Marshal(e)
-			b.Write(append(line, '\n'))
-		}
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		h.save(t, path)
 		r, err := chaos.CheckHistoryFile(path)
 		if err != nil {
 			t.Fatal(err)
