@@ -50,11 +50,7 @@ func TestIntegration_ConnectUnreachable(t *testing.T) {
 // on one session, 16 hand-offs, counted by the server (packets received)
 // and by the observer (no waiter but the next one hears anything).
 func TestIntegration_HerdFreeHandoff(t *testing.T) {
-	srv, err := zktest.StartServer(zktest.WithTickTime(2 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := countedServer(t)
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	rec := &recorder{}
@@ -131,11 +127,7 @@ func TestIntegration_HerdFreeHandoff(t *testing.T) {
 // deletion hands the lock over with no request at all from the waiter: the
 // server sees only the deletes.
 func TestIntegration_ZeroRoundTripHandoff(t *testing.T) {
-	srv, err := zktest.StartServer(zktest.WithTickTime(2 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := countedServer(t)
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	a := newClientAt(t, srv.Addr(), root, zklock.WithSessionTimeout(40*time.Second), zklock.WithNodeWatchDelay(0))

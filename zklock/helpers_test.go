@@ -136,6 +136,18 @@ func (r *recorder) count(k zklock.EventKind) int {
 	return n
 }
 
+// countedServer starts a ZooKeeper server of the test's own, closed when
+// the test ends, so that its counters (srst, mntr, wchs) see only the test.
+func countedServer(t *testing.T) *zktest.Server {
+	t.Helper()
+	srv, err := zktest.StartServer(zktest.WithTickTime(2 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
 // newProxy returns a fault proxy in front of the shared server, closed when
 // the test ends.
 func newProxy(t testing.TB) *zktest.Proxy {

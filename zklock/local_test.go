@@ -18,11 +18,7 @@ import (
 // watch on it, and takes the lock when it goes after holding, with no
 // request. The server sees one request per hand-off, the release's delete.
 func TestIntegration_LocalHandoff(t *testing.T) {
-	srv, err := zktest.StartServer(zktest.WithTickTime(2 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := countedServer(t)
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	rec := &recorder{}
