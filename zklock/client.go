@@ -32,6 +32,7 @@ type Client struct {
 	wake      chan struct{} // nudges the loss watchdog
 	watchIdle atomic.Bool   // the watchdog sleeps until nudged
 	creating  atomic.Int32  // creates in flight (see createAndList)
+	noCount   atomic.Bool   // a queue's data may not be written (see createCounted)
 
 	mu        sync.Mutex
 	sessionID int64

@@ -90,18 +90,21 @@ func (l *liveness) sent(gen uint64, at time.Time, hdr []byte, first bool) {
 		return
 	}
 	l.pending = append(l.pending, at)
-	// request: xid(4) opcode(4) [create: path length(4) path]
-	if first || len(hdr) < 12 || int32(binary.BigEndian.Uint32(hdr[4:8])) != opCreate {
+	if first {
 		return
 	}
-	n := int(binary.BigEndian.Uint32(hdr[8:12]))
-	if n < 0 || 12+n > len(hdr) {
+	at4, ok := createPathAt(hdr)
+	if !ok || len(hdr) < at4+4 {
+		return
+	}
+	n := int(binary.BigEndian.Uint32(hdr[at4 : at4+4]))
+	if n < 0 || at4+4+n > len(hdr) {
 		return
 	}
 	if l.creates == nil || len(l.creates) > maxTracked {
 		l.creates = make(map[int32]string)
 	}
-	path := string(hdr[12 : 12+n])
+	path := string(hdr[at4+4 : at4+4+n])
 	l.creates[int32(binary.BigEndian.Uint32(hdr[0:4]))] = path
 	if ch, ok := l.onWire[path]; ok {
 		delete(l.onWire, path)
@@ -155,6 +158,7 @@ func (l *liveness) received(gen uint64, hdr []byte, first bool) {
 
 const (
 	opCreate   = 1    // ZooKeeper's create opcode
+	opMulti    = 14   // and its multi opcode
 	maxTracked = 8192 // bound on remembered creates
 	maxPathLen = 8192 // longest create path parsed from the wire
 )
@@ -299,23 +303,53 @@ type frameScanner struct {
 func readWant(hdr []byte, frame int) int { return 16 }
 
 // writeWant: the connect request needs nothing; a request has xid and
-// opcode in 8 bytes, and a create the length and bytes of its path.
+// opcode in 8 bytes, and a create (alone, or first in a multi) the length
+// and bytes of its path.
 func writeWant(hdr []byte, frame int) int {
-	switch {
-	case frame == 1:
+	if frame == 1 {
 		return 0
-	case len(hdr) < 8:
-		return 8
-	case int32(binary.BigEndian.Uint32(hdr[4:8])) != opCreate:
-		return 8
-	case len(hdr) < 12:
-		return 12
 	}
-	n := int(binary.BigEndian.Uint32(hdr[8:12]))
+	at, ok := createPathAt(hdr)
+	switch {
+	case !ok:
+		return at
+	case len(hdr) < at+4:
+		return at + 4
+	}
+	n := int(binary.BigEndian.Uint32(hdr[at : at+4]))
 	if n < 0 || n > maxPathLen {
-		return 12
+		return at + 4
 	}
-	return 12 + n
+	return at + 4 + n
+}
+
+// createPathAt reads a request's header as far as hdr goes. If the request
+// creates a node (a create, or a multi whose first operation is one: an
+// acquire's create with its queue's child count, see createAndList), it
+// returns the offset of the create's path and true. Otherwise it returns
+// false and how many bytes it needs to tell, which is no more than it has
+// when the request creates nothing.
+//
+// Layout: xid(4) opcode(4), then a create's path length(4) and path; a
+// multi's first operation starts with its own header, type(4) done(1)
+// err(4).
+func createPathAt(hdr []byte) (int, bool) {
+	if len(hdr) < 8 {
+		return 8, false
+	}
+	switch int32(binary.BigEndian.Uint32(hdr[4:8])) {
+	case opCreate:
+		return 8, true
+	case opMulti:
+		if len(hdr) < 17 {
+			return 17, false
+		}
+		if int32(binary.BigEndian.Uint32(hdr[8:12])) == opCreate {
+			return 17, true
+		}
+		return 17, false
+	}
+	return 8, false
 }
 
 func (s *frameScanner) scan(p []byte, frame func(hdr []byte, frame int)) {

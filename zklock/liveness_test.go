@@ -74,28 +74,50 @@ func TestLivenessAnchor(t *testing.T) {
 	}
 }
 
-// A create reply's zxid is recorded as the czxid of the path it asked for.
+// A create reply's zxid is recorded as the czxid of the path it asked for,
+// for a create alone and for a multi whose first operation is a create (an
+// acquire's counted create); a multi that starts otherwise records nothing.
 func TestLivenessCreateZxid(t *testing.T) {
-	l := &liveness{}
-	tc := l.wrap(nil).(*trackedConn)
 	path := "/zklock/r/_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-"
-	body := append(append(append(i32(7), i32(opCreate)...), i32(int32(len(path)))...), path...)
-	body = append(body, make([]byte, 30)...)     // data, ACL, flags
-	req := append(frame(i32(0)), frame(body)...) // connect request, then the create
-	for chunk := 1; chunk <= len(req); chunk += 7 {
-		l = &liveness{}
-		tc = l.wrap(nil).(*trackedConn)
-		for i := 0; i < len(req); i += chunk {
-			tc.wr.scan(req[i:min(i+chunk, len(req))], func(h []byte, f int) { l.sent(tc.gen, time.Now(), h, f == 1) })
-		}
-		reply := frame(i32(7), i64(0x1234), i32(0), i32(int32(len(path)+10)), []byte(path+"0000000003"))
-		tc.rd.frames = 1 // past the connect reply
-		tc.rd.scan(reply, func(h []byte, f int) { l.received(tc.gen, h, f == 1) })
-		if z := l.takeCreated(path); z != 0x1234 {
-			t.Fatalf("chunk %d: czxid %#x, want 0x1234", chunk, z)
-		}
-		if z := l.takeCreated(path); z != 0 {
-			t.Fatal("taken twice")
+	create := append(i32(int32(len(path))), path...)
+	create = append(create, make([]byte, 30)...) // data, ACL, flags
+	multiOp := func(op int32) []byte {           // type, done, err
+		return append(append(i32(op), 0), i32(-1)...)
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want int64
+	}{
+		{"create", append(append(i32(7), i32(opCreate)...), create...), 0x1234},
+		{"multi", append(append(append(append(i32(7), i32(opMulti)...), multiOp(opCreate)...), create...),
+			append(multiOp(5), make([]byte, 20)...)...), 0x1234},
+		{"multi of other operations", append(append(append(i32(7), i32(opMulti)...), multiOp(5)...), create...), 0},
+		{"truncated multi", append(append(i32(7), i32(opMulti)...), 0, 0), 0},
+	} {
+		req := append(frame(i32(0)), frame(tc.body)...) // connect request, then the request
+		for chunk := 1; chunk <= len(req); chunk += 7 {
+			l := &liveness{}
+			c := l.wrap(nil).(*trackedConn)
+			frames := 0
+			for i := 0; i < len(req); i += chunk {
+				c.wr.scan(req[i:min(i+chunk, len(req))], func(h []byte, f int) {
+					frames++
+					l.sent(c.gen, time.Now(), h, f == 1)
+				})
+			}
+			if frames != 2 {
+				t.Fatalf("%s, chunk %d: %d frames, want 2", tc.name, chunk, frames)
+			}
+			reply := frame(i32(7), i64(0x1234), i32(0), i32(int32(len(path)+10)), []byte(path+"0000000003"))
+			c.rd.frames = 1 // past the connect reply
+			c.rd.scan(reply, func(h []byte, f int) { l.received(c.gen, h, f == 1) })
+			if z := l.takeCreated(path); z != tc.want {
+				t.Fatalf("%s, chunk %d: czxid %#x, want %#x", tc.name, chunk, z, tc.want)
+			}
+			if z := l.takeCreated(path); z != 0 {
+				t.Fatalf("%s: taken twice", tc.name)
+			}
 		}
 	}
 }

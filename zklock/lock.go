@@ -235,7 +235,8 @@ func (w *waiter) create(ctx context.Context) error {
 		}
 	}()
 	for {
-		path, names, err := c.createNode(ctx, prefix, w.data, w.target.parent, id, w.sid)
+		path, names, err := c.createNode(ctx, createReq{prefix: prefix, data: w.data, parent: w.target.parent,
+			id: id, sid: w.sid, count: !w.cfg.raw && w.cfg.mode != Semaphore})
 		switch {
 		case err == nil:
 			token := c.live.takeCreated(prefix)
@@ -336,12 +337,24 @@ func (w *waiter) sessionChanged(path string) error {
 	return errRestart
 }
 
+// createReq is one create of a lock node.
+type createReq struct {
+	prefix string // the node's path up to its sequence number
+	data   []byte
+	parent string // its queue
+	id     string // its protected id
+	sid    int64  // the session it is made for
+	// count: the queue's data is ours and empty, so it may be rewritten
+	// to learn the queue's child count with the create (createCounted).
+	count bool
+}
+
 // createNode runs one create. If ctx ends while it is in flight, whatever
 // it creates is deleted in the background. A ctx that cannot end runs it
 // on the caller's goroutine, as call does.
-func (c *Client) createNode(ctx context.Context, prefix string, data []byte, parent, id string, sid int64) (string, []string, error) {
+func (c *Client) createNode(ctx context.Context, r createReq) (string, []string, error) {
 	if ctx.Done() == nil {
-		return c.createAndList(prefix, data, parent)
+		return c.createAndList(r)
 	}
 	type result struct {
 		path  string
@@ -352,14 +365,14 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 	ch := make(chan result, 1)
 	abandoned := make(chan struct{})
 	go func() {
-		p, names, err := c.createAndList(prefix, data, parent)
+		p, names, err := c.createAndList(r)
 		// A successful create ran on this session or on one that has
 		// expired since (a request queued while disconnected is sent on
 		// the next session, which may be a new one): delete on this one.
 		owner, _ := c.session()
-		r := result{path: p, err: err, names: names, owner: owner}
+		res := result{path: p, err: err, names: names, owner: owner}
 		select {
-		case ch <- r:
+		case ch <- res:
 		default:
 		}
 		select {
@@ -368,21 +381,21 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 			case err == nil:
 				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, p, owner) })
 			case isConnErr(err):
-				c.cleanupByID(parent, id, sid)
+				c.cleanupByID(r.parent, r.id, r.sid)
 			}
 		default:
 		}
 	}()
 	select {
-	case r := <-ch:
-		return r.path, r.names, r.err
+	case res := <-ch:
+		return res.path, res.names, res.err
 	case <-ctx.Done():
 		close(abandoned)
 		// The create may have finished in the meantime: then clean up here.
 		select {
-		case r := <-ch:
-			if r.err == nil {
-				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, r.path, r.owner) })
+		case res := <-ch:
+			if res.err == nil {
+				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, res.path, res.owner) })
 			}
 		default:
 		}
@@ -390,12 +403,17 @@ func (c *Client) createNode(ctx context.Context, prefix string, data []byte, par
 	}
 }
 
-// createAndList creates our node and lists its queue, pipelined: the list
-// request is sent as soon as the create request is on the wire, and the
-// server answers a session's requests in order, so the listing is taken
-// after the create and costs no extra round trip. names is nil when the
+// createAndList creates our node and lists its queue. names is nil when the
 // queue could not be listed.
-func (c *Client) createAndList(prefix string, data []byte, parent string) (path string, names []string, err error) {
+//
+// The client's only create in flight is pipelined with the listing: the
+// list request is sent as soon as the create request is on the wire, and
+// the server answers a session's requests in order, so the listing is taken
+// after the create and costs no extra round trip. With other creates in
+// flight (many acquires at once on one session) the listing waits for the
+// create, which then also reads the queue's child count where it can
+// (createCounted), so that a queue of one needs no listing at all.
+func (c *Client) createAndList(r createReq) (path string, names []string, err error) {
 	// Pipeline only the client's one create in flight: with many at once
 	// (1,000 acquires on one session), listings interleaved with the
 	// creates cost more than they save (measured: 5,200 against 7,800
@@ -403,44 +421,86 @@ func (c *Client) createAndList(prefix string, data []byte, parent string) (path 
 	inFlight := c.creating.Add(1)
 	defer c.creating.Add(-1)
 	if inFlight > 1 {
-		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
-		if err != nil {
-			return p, nil, err
+		counted := false
+		if r.count && !c.noCount.Load() {
+			path, names, counted, err = c.createCounted(r)
 		}
-		names, _, lerr := c.conn.Children(parent)
+		if !counted {
+			path, err = c.conn.Create(r.prefix, r.data, zk.FlagEphemeralSequential, c.cfg.acl)
+		}
+		if err != nil || names != nil {
+			return path, names, err
+		}
+		names, _, lerr := c.conn.Children(r.parent)
 		if lerr != nil {
 			names = nil
 		}
-		return p, names, nil
+		return path, names, nil
 	}
-	written, stop := c.live.notifyWritten(prefix)
+	written, stop := c.live.notifyWritten(r.prefix)
 	type created struct {
 		path string
 		err  error
 	}
 	ch := make(chan created, 1)
 	go func() {
-		p, err := c.conn.Create(prefix, data, zk.FlagEphemeralSequential, c.cfg.acl)
+		p, err := c.conn.Create(r.prefix, r.data, zk.FlagEphemeralSequential, c.cfg.acl)
 		ch <- created{p, err}
 	}()
 	var cr created
 	var lerr error
 	select {
 	case <-written:
-		names, _, lerr = c.conn.Children(parent)
+		names, _, lerr = c.conn.Children(r.parent)
 		cr = <-ch
 	case cr = <-ch:
 		// not seen on the wire (the connection failed, or it went
 		// through no dialer of ours): list after it
 		stop()
 		if cr.err == nil {
-			names, _, lerr = c.conn.Children(parent)
+			names, _, lerr = c.conn.Children(r.parent)
 		}
 	}
 	if cr.err != nil || lerr != nil {
 		names = nil
 	}
 	return cr.path, names, cr.err
+}
+
+// createCounted creates our node in one transaction with a rewrite of its
+// queue's data, which is empty and stays so: the rewrite's reply carries
+// the queue's child count as of our create. If our node is the only child,
+// nothing is ahead of it, nor can anything come ahead of it later (sequence
+// numbers only grow), and names is just our node: the lock is ours without
+// a listing, at the cost of one transaction instead of a create and a read.
+// Otherwise names is nil and the caller lists the queue.
+//
+// counted is false if the server refused the transaction for want of the
+// right to write the queue's data (a queue made by someone else, with an
+// ACL that lacks WRITE); no node was made, and the caller creates without
+// the count, as the client does from then on.
+func (c *Client) createCounted(r createReq) (path string, names []string, counted bool, err error) {
+	res, err := c.conn.Multi(
+		&zk.CreateRequest{Path: r.prefix, Data: r.data, Acl: c.cfg.acl, Flags: zk.FlagEphemeralSequential},
+		&zk.SetDataRequest{Path: r.parent, Version: -1})
+	if err != nil {
+		if len(res) == 2 && res[0].Error == nil && errors.Is(res[1].Error, zk.ErrNoAuth) {
+			if c.noCount.CompareAndSwap(false, true) {
+				c.log.Info("zklock: may not write a queue's data; acquires list their queue after the create",
+					"queue", r.parent)
+			}
+			return "", nil, false, nil
+		}
+		return "", nil, true, err
+	}
+	if len(res) != 2 {
+		return "", nil, true, fmt.Errorf("zklock: zookeeper answered a create of 2 operations with %d results", len(res))
+	}
+	path = res[0].String
+	if st := res[1].Stat; st != nil && st.NumChildren == 1 && strings.HasPrefix(path, r.parent+"/") {
+		names = []string{path[len(r.parent)+1:]}
+	}
+	return path, names, true, nil
 }
 
 // ensureQueue creates a queue's znode as a CONTAINER (ZooKeeper removes it
