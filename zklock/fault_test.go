@@ -780,26 +780,31 @@ func TestIntegration_CreateAndSearchRepliesLost(t *testing.T) {
 // by another client. The cycle must still end as it would have without
 // the fault, with one node per holder, and leave no node behind. (Exists
 // is sent only to prove a silent session alive, which TestIntegration_
-// LossBeforeTakeover covers.)
+// LossBeforeTakeover covers.) The counted create (a multi) is sent when
+// other creates are in flight on the session (busy).
 func TestIntegration_LostReplies(t *testing.T) {
 	always := func(try, held bool) bool { return true }
 	ops := []struct {
 		name string
 		op   zktest.Op
 		sent func(try, held bool) bool // the cycle must send this request
+		busy bool
 	}{
-		{"create", zktest.OpCreate, always},
-		{"list", zktest.OpGetChildren2, always},
+		{"create", zktest.OpCreate, always, false},
+		{"list", zktest.OpGetChildren2, always, false},
 		// the watch on the predecessor; other cycles may read their own node
-		{"getData", zktest.OpGetData, func(try, held bool) bool { return held && !try }},
-		{"delete", zktest.OpDelete, always},
+		{"getData", zktest.OpGetData, func(try, held bool) bool { return held && !try }, false},
+		{"delete", zktest.OpDelete, always, false},
+		{"counted-create", zktest.OpMulti, always, true},
+		// a counted create that finds the lock held lists the queue
+		{"list-after-count", zktest.OpGetChildren2, func(try, held bool) bool { return held }, true},
 	}
 	for _, o := range ops {
 		for _, try := range []bool{false, true} {
 			for _, held := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/try=%v/held=%v", o.name, try, held), func(t *testing.T) {
 					t.Parallel()
-					fired := lostReplyCycle(t, o.op, try, held)
+					fired := lostReplyCycle(t, o.op, try, held, o.busy)
 					if !fired && o.sent(try, held) {
 						t.Fatalf("no %s reply was lost: the cycle sent no such request", o.name)
 					}
@@ -812,12 +817,15 @@ func TestIntegration_LostReplies(t *testing.T) {
 
 // lostReplyCycle runs one cycle of TestIntegration_LostReplies and reports
 // whether the reply was lost (the cycle sent a request of that kind).
-func lostReplyCycle(t *testing.T, op zktest.Op, try, held bool) bool {
+func lostReplyCycle(t *testing.T, op zktest.Op, try, held, busy bool) bool {
 	root := zktest.UniqueRoot(t)
 	p := newProxy(t)
 	ctx := testCtx(t)
 	flaky := newClientAt(t, p.Addr(), root)
 	steady := newClient(t, root)
+	if busy {
+		defer zklock.BusyCreates(flaky)()
+	}
 	// The queue exists before the loss is armed.
 	holder, err := steady.Acquire(ctx, "r")
 	if err != nil {
