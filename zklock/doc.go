@@ -39,6 +39,14 @@
 // releases' deletes and nothing more. Such a waiter watches its own node
 // while it waits, and holds only once the lease ahead has ended, so that
 // holder is told first. Queue order across clients is unchanged.
+//
+// Many acquires at once on one client (a server locking one account per
+// request) list the queue after the create rather than pipelined with it.
+// Where the queue's data is ours and empty (not a raw path, not a
+// semaphore), such a create is one transaction with a rewrite of that
+// empty data, whose reply carries the queue's child count as of the
+// create: a queue holding our node alone is ours with no listing. Its
+// data stays empty; its data version counts these acquires.
 // Read/write locks use Curator's "__READ__"/"__WRIT__" names and kazoo's
 // "__lock__"/"__rlock__" names are understood, so Java and Python services
 // can share locks.
@@ -49,7 +57,8 @@
 // (go-zookeeper drops it; the client reads it off the wire), so an
 // uncontended acquire costs the same three requests as go-zookeeper's
 // zk.Lock (create, list, delete) in the time of two round trips, since the
-// list is pipelined. A held lease watches its own node and is lost at once
+// list is pipelined, and two (the counted create and the delete) when other
+// creates are in flight on the session. A held lease watches its own node and is lost at once
 // if someone else deletes it; a lease whose node has no watch yet when it
 // is granted sets it only once it has been held for WithNodeWatchDelay
 // (10ms by default), which keeps the watch's read and notification off
