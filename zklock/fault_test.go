@@ -616,21 +616,7 @@ func TestIntegration_AcquireDuringPartitionIsUnavailable(t *testing.T) {
 // background instead (found by the chaos campaign; it returned up to a
 // session timeout late).
 func TestIntegration_AcquireReturnsAtDeadlineWhileDisconnected(t *testing.T) {
-	p := newProxy(t)
-	root, ctx := zktest.UniqueRoot(t), testCtx(t)
-	holder := newClient(t, root)
-	l, err := holder.Acquire(ctx, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release(ctx)
-	waiter := newClientAt(t, p.Addr(), root, zklock.WithSessionTimeout(8*time.Second))
-	deadline := time.Now().Add(2 * time.Second)
-	actx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { _, err := waiter.Acquire(actx, "r"); done <- err }()
-	eventually(t, "waiter enqueued", func() bool { return len(waiter.Locks()) == 1 })
+	p, holder, root, deadline, done := waiterWithDeadline(t, 2*time.Second)
 	p.RejectNew(true)
 	p.DropAll()
 	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
@@ -650,22 +636,7 @@ func TestIntegration_AcquireReturnsAtDeadlineWhileDisconnected(t *testing.T) {
 // campaign: acquires ending as the leader was killed returned 1 s late).
 // The link goes silent before the deadline and is cut 100 ms after it.
 func TestIntegration_DeadlineAsConnectionDies(t *testing.T) {
-	p := newProxy(t)
-	root, ctx := zktest.UniqueRoot(t), testCtx(t)
-	holder := newClient(t, root)
-	l, err := holder.Acquire(ctx, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release(ctx)
-	// 8 s: the on-the-spot delete may take min(8s/3, 1s) = 1 s.
-	waiter := newClientAt(t, p.Addr(), root, zklock.WithSessionTimeout(8*time.Second))
-	deadline := time.Now().Add(1500 * time.Millisecond)
-	actx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { _, err := waiter.Acquire(actx, "r"); done <- err }()
-	eventually(t, "waiter enqueued", func() bool { return len(waiter.Locks()) == 1 })
+	p, holder, root, deadline, done := waiterWithDeadline(t, 1500*time.Millisecond)
 	time.Sleep(time.Until(deadline.Add(-100 * time.Millisecond)))
 	p.Blackhole(true)
 	time.Sleep(time.Until(deadline.Add(100 * time.Millisecond)))
@@ -682,6 +653,31 @@ func TestIntegration_DeadlineAsConnectionDies(t *testing.T) {
 	p.Blackhole(false)
 	p.RejectNew(false)
 	eventually(t, "waiter's node deleted", func() bool { return len(lockNodes(t, holder.Conn(), root)) == 1 })
+}
+
+// waiterWithDeadline queues a waiter behind a lock held by another client
+// (holder, under root) and returns once it is enqueued. The waiter reaches
+// the server through p, with an 8 s session, so its on-the-spot delete may
+// take min(8s/3, 1s) = 1 s; its acquire's deadline is wait after it
+// connected, and done receives the acquire's error.
+func waiterWithDeadline(t *testing.T, wait time.Duration) (p *zktest.Proxy, holder *zklock.Client, root string, deadline time.Time, done <-chan error) {
+	t.Helper()
+	p = newProxy(t)
+	root, ctx := zktest.UniqueRoot(t), testCtx(t)
+	holder = newClient(t, root)
+	l, err := holder.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Release(context.Background()) })
+	waiter := newClientAt(t, p.Addr(), root, zklock.WithSessionTimeout(8*time.Second))
+	deadline = time.Now().Add(wait)
+	actx, cancel := context.WithDeadline(ctx, deadline)
+	t.Cleanup(cancel)
+	errc := make(chan error, 1)
+	go func() { _, err := waiter.Acquire(actx, "r"); errc <- err }()
+	eventually(t, "waiter enqueued", func() bool { return len(waiter.Locks()) == 1 })
+	return p, holder, root, deadline, errc
 }
 
 // The reply to our create is lost, then the reply to the listing that
