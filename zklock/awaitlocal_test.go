@@ -13,7 +13,7 @@ import (
 // checked here, on the waiter alone.
 func TestAwaitLocalWaitsForTheLeaseToEnd(t *testing.T) {
 	c := &Client{closeCh: make(chan struct{}), nodes: map[string]*nodeEntry{}}
-	w := &waiter{c: c, entry: &nodeEntry{gone: make(chan struct{})}, ownWatched: true}
+	w := &waiter{c: c, n: &node{entry: &nodeEntry{gone: make(chan struct{})}, ownWatched: true}}
 	ctx := context.Background()
 
 	// A node ahead that never held: not a hand-off.

@@ -247,6 +247,9 @@ func (c *Client) waitReady(ctx context.Context) (int64, error) {
 		case <-ch:
 		case <-c.closeCh:
 		case <-ctx.Done():
+			if err := ctxErr(ctx); errors.Is(err, ErrUnavailable) {
+				return 0, err // a try's bound: says so already
+			}
 			return 0, fmt.Errorf("%w: %w", ErrUnavailable, ctxErr(ctx))
 		}
 	}

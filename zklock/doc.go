@@ -77,10 +77,44 @@
 // resource with the fencing token (Lease.Token), which grows with every
 // lease the ensemble grants.
 //
+// # Liveness
+//
+// Every wait makes progress or ends with a typed error within a stated
+// bound:
+//
+//   - A try (Try, TryAcquire) never waits for the queue, nor on ZooKeeper
+//     past min(session timeout/3, 1s): while ZooKeeper is away it answers
+//     an error matching ErrUnavailable within that bound. Try and MaxWait
+//     exclude each other (ErrInvalidOption).
+//   - A waiter that the recipe lets hold holds within one hand-off,
+//     whichever holder left and in whatever order. A semaphore is
+//     work-conserving: its first waiter watches every holder, the others
+//     their predecessor, and a node that starts holding with nodes behind
+//     it rewrites its data once so that its successor looks again.
+//   - A plain acquire waits through a ZooKeeper outage: only its context
+//     and MaxWait bound it (the error then also matches ErrUnavailable).
+//     A failed or cancelled acquire deletes its node on the spot for at
+//     most min(session timeout/3, 1s), then in the background.
+//   - A waiter whose node vanishes (deleted by someone else, or gone with
+//     an expired session) queues again with a new node, which starts clean
+//     (its own watch, its own token). A multi-resource acquire that loses
+//     a part it holds while waiting for another gives every part back and
+//     queues again for all of them, within the same context and MaxWait.
+//
+// # Other recipes' nodes
+//
+// A queue child with a sequence number and a layout zklock does not know
+// (ZooKeeper's own WriteLock recipe, "x-<sessionId>-<seq>", or any other)
+// counts as an exclusive node in sequence order; a child with no sequence
+// number fails the acquire with ErrUnknownNode. No lock is granted past a
+// node zklock does not understand.
+//
 // # Errors
 //
 // Errors match the package's sentinel values with errors.Is: ErrLocked,
 // ErrWaitTimeout, ErrInvalidResource, ErrReleased, ErrLeaseLost,
 // ErrSessionExpired, ErrClosed, ErrUnavailable, ErrUpgrade, ErrNoAuth,
-// ErrInvalidOption, and the context's errors.
+// ErrInvalidOption, ErrLimitMismatch, ErrValueTooLarge,
+// ErrDowngradeBlocked, ErrNoLeader, ErrUnknownNode, and the context's
+// errors.
 package zklock

@@ -33,6 +33,13 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 		st.mu.Unlock()
 		return nil, ErrReleased
 	}
+	if st.refs > 1 {
+		// Someone further out re-entered this lease and counts on the
+		// write lock: it is not this caller's to give up.
+		refs := st.refs
+		st.mu.Unlock()
+		return nil, fmt.Errorf("%w: the lease is re-entered (%d references): release the inner ones first", ErrDowngradeBlocked, refs)
+	}
 	if (st.mode != Write && st.mode != Exclusive) || len(st.holds) != 1 {
 		st.mu.Unlock()
 		return nil, fmt.Errorf("%w: only a single-resource write lease can be downgraded", ErrInvalidOption)
@@ -56,7 +63,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	}
 	oldName := old.path[len(old.parent)+1:]
 	i := slices.IndexFunc(kids, func(k child) bool { return k.name == oldName })
-	j := slices.IndexFunc(kids, func(k child) bool { return k.name == w.name })
+	j := slices.IndexFunc(kids, func(k child) bool { return k.name == w.n.name })
 	if i < 0 || j < 0 {
 		w.fail(ErrLeaseLost)
 		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrLeaseLost)
@@ -69,17 +76,17 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	}
 	// Our read node holds as soon as the write node is gone.
 	c.mu.Lock()
-	w.entry.st = rs
-	w.entry.position.Store(0)
+	w.n.entry.st = rs
+	w.n.entry.position.Store(0)
 	c.mu.Unlock()
-	_ = rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry}) // rs is new: cannot have ended
-	if !w.ownWatched {
-		w.entry.watchLater(c, 0)
+	_ = rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.n.path, token: w.n.token, sessionID: w.sid, entry: w.n.entry}) // rs is new: cannot have ended
+	if !w.n.ownWatched {
+		w.n.entry.watchLater(c, 0)
 	}
 	rs.mu.Lock()
 	rs.acquired = time.Now()
 	rs.mu.Unlock()
-	c.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Mode: Read, Path: w.path, Token: w.token, SessionID: w.sid})
+	c.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Mode: Read, Path: w.n.path, Token: w.n.token, SessionID: w.sid})
 	if err := l.Release(ctx); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		// The read lease is held either way; the write node goes in the
 		// background.

@@ -85,14 +85,23 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 				return Leader{}, nil, ErrNoLeader
 			}
 			// No queue yet: wait for its creation.
-			ok, _, ch, err := c.conn.ExistsW(parent)
-			if err != nil {
-				return Leader{}, nil, mapErr(err)
+			type exists struct {
+				ok bool
+				ch <-chan zk.Event
 			}
-			if ok {
+			e, err := call(ctx, func() (exists, error) {
+				ok, _, ch, err := c.conn.ExistsW(parent)
+				return exists{ok, ch}, err
+			})
+			switch {
+			case isCtxErr(err):
+				return Leader{}, nil, err
+			case err != nil:
+				return Leader{}, nil, mapErr(err)
+			case e.ok:
 				continue
 			}
-			return Leader{}, ch, ErrNoLeader
+			return Leader{}, e.ch, ErrNoLeader
 		case err != nil:
 			if isCtxErr(err) {
 				return Leader{}, nil, err
@@ -104,7 +113,18 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			return Leader{}, r.ch, ErrNoLeader
 		}
 		path := parent + "/" + kids[0].name
-		data, stat, err := c.conn.Get(path)
+		type node struct {
+			data []byte
+			stat *zk.Stat
+		}
+		n, err := call(ctx, func() (node, error) {
+			data, stat, err := c.conn.Get(path)
+			return node{data, stat}, err
+		})
+		data, stat := n.data, n.stat
+		if isCtxErr(err) {
+			return Leader{}, nil, err
+		}
 		if errors.Is(err, zk.ErrNoNode) {
 			if r.ch != nil {
 				// the change is on its way through the watch

@@ -64,8 +64,17 @@ var (
 	ErrValueTooLarge = errors.New("zklock: value too large")
 
 	// ErrDowngradeBlocked is returned by Lease.Downgrade when a writer is
-	// queued behind the lease: downgrading would let it in first.
+	// queued behind the lease (downgrading would let it in first), or when
+	// the lease is re-entered (an outer holder counts on the write lock).
 	ErrDowngradeBlocked = errors.New("zklock: a writer is queued; downgrade would let it in first")
+
+	// ErrUnknownNode is returned by an acquire whose queue holds a child
+	// with no sequence number: zklock cannot order it, so it cannot tell
+	// whether that node holds the lock, and it never grants a lock past a
+	// node it does not understand. The error names the node. (A child with
+	// a sequence number and a layout zklock does not know counts as an
+	// exclusive node in sequence order.)
+	ErrUnknownNode = errors.New("zklock: queue holds a node that cannot be ordered")
 
 	// ErrNoLeader is returned by Client.Leader when no candidate is in the
 	// election.

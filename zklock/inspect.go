@@ -97,8 +97,12 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOp
 	for i, k := range kids {
 		n := &nodes[i]
 		*n = QueueNode{Name: k.name, Path: parent + "/" + k.name, Seq: k.seq, Mode: k.mode}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err() // the reads under way end by themselves
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			data, stat, err := c.conn.Get(n.Path)

@@ -3,6 +3,7 @@ package zklock
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,10 @@ type hold struct {
 	token     int64
 	sessionID int64
 	entry     *nodeEntry
+	// lender, if set, is the lease this node belongs to: the part was
+	// re-entered from a lease in the acquire's context (see borrow), and
+	// is given back to it, not deleted.
+	lender *leaseState
 }
 
 // releaser ends the holds of a lease; the ZooKeeper client and the
@@ -57,6 +62,8 @@ type leaseState struct {
 	mu        sync.Mutex
 	derived   map[*int]derivedCtx // contexts from Lease.Context
 	revoke    chan struct{}       // closed on a revocation request
+	lenders   []*leaseState       // leases parts were borrowed from (see borrow)
+	unlend    []func() bool       // stop the loss hooks set by borrow
 	refs      int
 	releasing bool
 	ended     bool
@@ -94,6 +101,71 @@ func (st *leaseState) addHold(h *hold) bool {
 	}
 	st.holds = append(st.holds, h)
 	return true
+}
+
+// borrow adds lender's hold on queue key to st: a part of a
+// multi-resource acquire that a lease in its context holds already is
+// re-entered, as a single acquire would be. lender counts one more
+// reference until st ends, and st is lost if lender is. It reports false,
+// adding nothing, if lender has ended or st has.
+func (st *leaseState) borrow(lender *leaseState, key string) bool {
+	lender.mu.Lock()
+	i := slices.IndexFunc(lender.holds, func(h *hold) bool { return h.parent == key })
+	if lender.ended || lender.releasing || i < 0 {
+		lender.mu.Unlock()
+		return false
+	}
+	h := *lender.holds[i]
+	h.lender = lender
+	st.mu.Lock()
+	if st.ended {
+		st.mu.Unlock()
+		lender.mu.Unlock()
+		return false
+	}
+	first := !slices.Contains(st.lenders, lender)
+	if first {
+		lender.refs++
+		st.lenders = append(st.lenders, lender)
+	}
+	st.holds = append(st.holds, &h)
+	st.mu.Unlock()
+	lender.mu.Unlock()
+	if first {
+		stop := context.AfterFunc(lender.ctx, func() { st.lose(LossPartner) })
+		st.mu.Lock()
+		st.unlend = append(st.unlend, stop)
+		st.mu.Unlock()
+	}
+	return true
+}
+
+// giveBack returns st's borrowed parts to their lenders: each counts one
+// reference down, and lets its node go if that was the last.
+func (st *leaseState) giveBack(ctx context.Context) {
+	st.mu.Lock()
+	lenders, stops := st.lenders, st.unlend
+	st.lenders, st.unlend = nil, nil
+	st.mu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
+	for _, l := range lenders {
+		_ = l.release(ctx) // the lender's own loss, if any, is reported by it
+	}
+}
+
+// ownHolds returns the holds whose nodes are st's own (not borrowed).
+func (st *leaseState) ownHolds() []*hold {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var hs []*hold
+	for _, h := range st.holds {
+		if h.lender == nil {
+			hs = append(hs, h)
+		}
+	}
+	return hs
 }
 
 // lostErr returns the error a lease ended with (nil while it lives).
@@ -155,14 +227,22 @@ func (st *leaseState) lose(reason LossReason) {
 		return
 	}
 	st.owner.dropHolds(st)
-	held := time.Duration(0)
 	st.mu.Lock()
-	if !st.acquired.IsZero() {
-		held = time.Since(st.acquired)
-	}
+	acquired := st.acquired
+	borrowed := len(st.lenders) > 0
 	st.mu.Unlock()
+	if borrowed {
+		// lose may run on ZooKeeper's event goroutine: never block it
+		go st.giveBack(context.Background())
+	}
+	if acquired.IsZero() {
+		// An acquire still under way (a multi-resource acquire lost a
+		// part while waiting for another) queues again: no lease was
+		// handed out, so none is reported lost.
+		return
+	}
 	go st.owner.observe(context.Background(), Event{Kind: EventLost, ID: st.id, Resource: st.resource,
-		Mode: st.mode, Held: held, Token: st.Token(), Err: err, SessionID: st.sessionID()})
+		Mode: st.mode, Held: time.Since(acquired), Token: st.Token(), Err: err, SessionID: st.sessionID()})
 }
 
 // abandon gives back the holds of a lease whose acquire failed.
@@ -173,6 +253,7 @@ func (st *leaseState) abandon() {
 	st.mu.Unlock()
 	st.owner.dropHolds(st)
 	st.cancel(ErrReleased)
+	go st.giveBack(context.Background())
 }
 
 func (st *leaseState) sessionID() int64 {
@@ -216,6 +297,7 @@ func (st *leaseState) release(ctx context.Context) error {
 }
 
 func (st *leaseState) finishRelease(ctx context.Context) {
+	st.giveBack(ctx)
 	if st.end(ErrReleased) {
 		st.owner.observe(ctx, Event{Kind: EventReleased, ID: st.id, Resource: st.resource, Mode: st.mode,
 			Held: time.Since(st.acquired), Token: st.Token(), SessionID: st.sessionID()})

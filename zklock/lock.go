@@ -112,6 +112,9 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	if cfg.mode < Exclusive || cfg.mode > Election {
 		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalidOption, cfg.mode)
 	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	if cfg.mode == Semaphore && cfg.limit < 1 {
 		return nil, fmt.Errorf("%w: semaphore limit must be at least 1", ErrInvalidOption)
 	}
@@ -127,8 +130,9 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	for i, t := range ts {
 		keys[i] = t.parent
 	}
-	if l, ok, err := reenter(ctx, c, keys, cfg.mode); ok {
-		return l, err
+	whole, lenders, err := reenter(ctx, c, keys, cfg.mode)
+	if whole != nil || err != nil {
+		return whole, err
 	}
 	data := c.owner
 	switch {
@@ -143,19 +147,46 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	}
 	st, start, wctx, cancel := beginAcquire(ctx, c, name, cfg)
 	defer cancel()
-	for _, t := range ts {
-		w := &waiter{c: c, st: st, target: t, cfg: cfg, data: data, multi: len(ts) > 1}
-		if err := w.wait(wctx); err != nil {
-			// give back what was taken; the lease never existed for the caller
-			st.abandon()
-			if isCtxErr(err) && !errors.Is(err, ErrUnavailable) && c.unreachable() {
-				// the wait ended while ZooKeeper was out of reach: say so
-				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
-			}
-			err = fmt.Errorf("zklock: acquire %q: %w", t.resource, err)
-			c.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Mode: cfg.mode, Wait: time.Since(start), Err: err, SessionID: w.sid})
-			return nil, err
+	p := parts{c: c, ts: ts, lenders: lenders, cfg: cfg, data: data}
+	if cfg.try {
+		// A try never waits for the queue, nor on ZooKeeper past the
+		// answer bound: while ZooKeeper is away it answers ErrUnavailable
+		// (errTryBound) within the bound, and its on-the-spot delete of a
+		// node that found the lock busy stops at the same deadline.
+		var cancelTry context.CancelFunc
+		wctx, cancelTry = context.WithTimeoutCause(wctx, c.answerBound(), errTryBound)
+		defer cancelTry()
+		p.deleteBy, _ = wctx.Deadline()
+	}
+	for {
+		failed, sid, err := p.acquire(wctx, st)
+		if err == nil {
+			break
 		}
+		// give back what was taken; the lease never existed for the caller
+		st.abandon()
+		if errors.Is(err, errPartLost) && wctx.Err() == nil {
+			// A part already held was lost while we waited for another.
+			// Keeping the others while queueing again for it would wait
+			// out of canonical order (a deadlock with an acquire of the
+			// same set); so everything was given back: queue again for
+			// every part, within the same context and MaxWait.
+			c.log.Debug("zklock: a part of a multi-resource acquire was lost; enqueueing again for all", "resources", name)
+			st = newLeaseState(c, st.id, name, cfg.mode)
+			if _, p.lenders, err = reenter(ctx, c, keys, cfg.mode); err == nil {
+				continue
+			}
+		}
+		if errors.Is(err, errPartLost) {
+			err = ctxErr(wctx) // the caller's context ended too: that is the news
+		}
+		if isCtxErr(err) && !errors.Is(err, ErrUnavailable) && c.unreachable() {
+			// the wait ended while ZooKeeper was out of reach: say so
+			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		err = fmt.Errorf("zklock: acquire %q: %w", failed.resource, err)
+		c.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Mode: cfg.mode, Wait: time.Since(start), Err: err, SessionID: sid})
+		return nil, err
 	}
 	st.mu.Lock()
 	st.acquired = time.Now()
@@ -167,24 +198,84 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	return &Lease{st: st}, nil
 }
 
-// waiter is one node's journey through a resource's queue.
+// errPartLost ends the wait of a multi-resource acquire one of whose parts,
+// already held, was lost: the acquire gives everything back and queues
+// again (see Client.acquire). It never reaches the caller.
+var errPartLost = errors.New("zklock: a part already held was lost")
+
+// parts is one acquire's resources and how to take them.
+type parts struct {
+	c        *Client
+	ts       []target
+	lenders  map[string]*leaseState // parts held by a lease in the context (re-entered)
+	cfg      acquireConfig
+	data     []byte
+	deleteBy time.Time // see waiter.deleteBy
+}
+
+// acquire takes every part for st, in canonical order: a part a lease of
+// the context holds is re-entered (borrowed from it), the others are
+// waited for. On error it reports the part that failed and its session.
+func (p *parts) acquire(ctx context.Context, st *leaseState) (failed target, sid int64, err error) {
+	multi := len(p.ts) > 1
+	if multi {
+		// The loss of a part already held ends the wait for the others.
+		pctx, cancel := context.WithCancelCause(ctx)
+		stop := context.AfterFunc(st.ctx, func() { cancel(errPartLost) })
+		defer func() {
+			stop()
+			cancel(nil)
+		}()
+		ctx = pctx
+	}
+	for _, t := range p.ts {
+		if l := p.lenders[t.parent]; l != nil && st.borrow(l, t.parent) {
+			continue
+		}
+		w := &waiter{c: p.c, st: st, target: t, cfg: p.cfg, data: p.data, multi: multi, deleteBy: p.deleteBy}
+		if err := w.wait(ctx); err != nil {
+			return t, w.sid, err
+		}
+	}
+	return target{}, 0, nil
+}
+
+// waiter is one acquire's journey through a resource's queue. It may take
+// several nodes: when its node vanishes (deleted by someone else, or gone
+// with an expired session) it queues again with a new one.
 type waiter struct {
 	c      *Client
 	st     *leaseState
 	target target
 	cfg    acquireConfig
 	data   []byte
+	multi  bool  // one part of a multi-resource acquire
+	sid    int64 // the session of the current node
+	// deleteBy, if set, is when a failed acquire stops deleting its node
+	// on the spot (see removeNode): a try's deadline.
+	deleteBy time.Time
 
-	sid    int64
+	// n is the current node, nil before the first create. Everything
+	// known about a node lives in it, so a waiter that queues again
+	// starts clean: a new node has no watch, no token and no listing
+	// until it gets its own.
+	n *node
+}
+
+// node is one lock node of a waiter, from its create until it holds the
+// lock, fails, or vanishes.
+type node struct {
 	path   string
 	name   string
 	entry  *nodeEntry
-	token  int64
-	pos    int
-	seen   bool     // an enqueue event was reported
-	listed []string // the queue as listed right after our create, if it was
-	multi  bool     // one part of a multi-resource acquire
-	// ownWatched: a data watch on our node is set, so its deletion by
+	token  int64    // its czxid, once known
+	pos    int      // position last reported to observers, -1 before
+	listed []string // the queue as listed right after its create, if it was
+	behind bool     // the last listing showed nodes behind this one
+	// predSeen: the predecessor's data version that last sent a
+	// semaphore waiter back to list the queue (see awaitSlot).
+	predSeen nodeVersion
+	// ownWatched: a data watch on the node is set, so its deletion by
 	// anyone is delivered to us before any later event. Only a waiter
 	// about to take a zero-round-trip hand-off needs it; a holder without
 	// it sets it after the client's node watch delay (WithNodeWatchDelay).
@@ -206,7 +297,9 @@ func (w *waiter) wait(ctx context.Context) error {
 		}
 		err = w.queue(ctx)
 		if errors.Is(err, errRestart) {
-			w.c.log.Debug("zklock: lock node vanished; enqueueing again", "resource", w.target.resource, "node", w.path)
+			// Our node is gone: drop what we knew of it, and queue again.
+			w.c.log.Debug("zklock: lock node vanished; enqueueing again", "resource", w.target.resource)
+			w.forget()
 			continue
 		}
 		return err
@@ -221,6 +314,7 @@ func (w *waiter) create(ctx context.Context) error {
 	id := newUUID()
 	prefix := w.target.parent + "/" + protectedPrefix + id + "-" + marker(w.cfg.mode)
 	mayExist := false // a create whose outcome is unknown may have made a node
+	w.n = nil         // a new node knows nothing of the last one (see wait)
 	ended := make(chan struct{})
 	c.mu.Lock()
 	c.creates[id] = ended
@@ -230,7 +324,7 @@ func (w *waiter) create(ctx context.Context) error {
 		delete(c.creates, id)
 		c.mu.Unlock()
 		close(ended)
-		if w.path == "" && mayExist {
+		if w.n == nil && mayExist {
 			c.cleanupByID(w.target.parent, id, w.sid)
 		}
 	}()
@@ -243,8 +337,8 @@ func (w *waiter) create(ctx context.Context) error {
 			if !w.register(path) {
 				return w.sessionChanged(path)
 			}
-			w.token = token
-			w.listed = names
+			w.n.token = token
+			w.n.listed = names
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
 			if err := c.ensureQueue(ctx, w.target.parent, w.queueData()); err != nil {
@@ -317,9 +411,7 @@ func (w *waiter) register(path string) bool {
 	}
 	w.c.nodes[path] = e
 	w.c.mu.Unlock()
-	w.path = path
-	w.name = path[len(w.target.parent)+1:]
-	w.entry = e
+	w.n = &node{path: path, name: path[len(w.target.parent)+1:], entry: e, pos: -1}
 	return true
 }
 
@@ -544,9 +636,8 @@ func (w *waiter) queue(ctx context.Context) error {
 		return w.fail(err)
 	}
 	for {
-		idx := slices.IndexFunc(kids, func(k child) bool { return k.name == w.name })
+		idx := slices.IndexFunc(kids, func(k child) bool { return k.name == w.n.name })
 		if idx < 0 {
-			w.forget()
 			return errRestart
 		}
 		held, watch := rule(kids, idx, w.cfg.limit)
@@ -556,6 +647,13 @@ func (w *waiter) queue(ctx context.Context) error {
 		}
 		if w.cfg.try {
 			return w.fail(ErrLocked)
+		}
+		if w.cfg.mode == Semaphore {
+			var err error
+			if kids, err = w.awaitSlot(ctx, kids, idx); err != nil {
+				return w.fail(err)
+			}
+			continue
 		}
 		pred := w.target.parent + "/" + kids[watch].name
 		if p := w.c.ownNode(ctx, pred, w.sid); p != nil && provesFirst(p.mode) {
@@ -617,14 +715,14 @@ func (w *waiter) queue(ctx context.Context) error {
 // our own node, set here first; and it waits until pred's lease has ended,
 // so its holder is told (Done closed, contexts cancelled) before we hold.
 func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry) (bool, error) {
-	if !w.ownWatched {
+	if !w.n.ownWatched {
 		if _, err := retryRead(ctx, w, func() (struct{}, error) {
-			_, _, _, err := w.c.conn.GetW(w.path)
+			_, _, _, err := w.c.conn.GetW(w.n.path)
 			return struct{}{}, err
 		}); err != nil {
 			return false, err
 		}
-		w.ownWatched = true
+		w.n.ownWatched = true
 	}
 	if err := w.until(ctx, pred.gone); err != nil {
 		return false, err
@@ -644,7 +742,7 @@ func (w *waiter) until(ctx context.Context, ch <-chan struct{}) error {
 	select {
 	case <-ch:
 		return nil
-	case <-w.entry.gone:
+	case <-w.n.entry.gone:
 		return errRestart
 	case <-ctx.Done():
 		return ctxErr(ctx)
@@ -689,14 +787,17 @@ func provesFirst(m Mode) bool { return m == Exclusive || m == Write || m == Elec
 // node for its czxid, which sets the watch on it.
 func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	var kids []child
-	if w.listed != nil {
-		kids, _ = sortAhead(w.listed, w.name) // unknown names are reported by list
-		w.listed = nil
-		if !slices.ContainsFunc(kids, func(k child) bool { return k.name == w.name }) {
+	if listed := w.n.listed; listed != nil {
+		w.n.listed = nil
+		var err error
+		if kids, err = w.view(listed); err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(kids, func(k child) bool { return k.name == w.n.name }) {
 			// Cannot happen if the server answered in order; never
 			// take a missing node for a deleted one on this listing
 			// (that would queue us twice): list again.
-			w.c.log.Warn("zklock: queue listed without our new node; listing again", "node", w.path)
+			w.c.log.Warn("zklock: queue listed without our new node; listing again", "node", w.n.path)
 			kids = nil
 		}
 	}
@@ -706,17 +807,17 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 			return nil, err
 		}
 	}
-	if w.token != 0 {
+	if w.n.token != 0 {
 		return kids, nil
 	}
 	st, err := retryRead(ctx, w, func() (*zk.Stat, error) {
-		_, st, _, err := w.c.conn.GetW(w.path)
+		_, st, _, err := w.c.conn.GetW(w.n.path)
 		return st, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	w.token, w.ownWatched = st.Czxid, true
+	w.n.token, w.n.ownWatched = st.Czxid, true
 	return kids, nil
 }
 
@@ -730,11 +831,20 @@ func (w *waiter) list(ctx context.Context) ([]child, error) {
 	if err != nil {
 		return nil, err
 	}
-	kids, unknown := sortAhead(names, w.name)
+	return w.view(names)
+}
+
+// view parses a listing of our queue as our node sees it: the nodes up to
+// and including ours, in order. A child that cannot be ordered fails the
+// acquire (ErrUnknownNode).
+func (w *waiter) view(names []string) ([]child, error) {
+	kids, unknown, behind := sortAhead(names, w.n.name)
 	if len(unknown) > 0 {
-		w.c.log.Warn("zklock: queue holds nodes of no known lock layout; they are not ordered",
-			"queue", w.target.parent, "nodes", unknown)
+		slices.Sort(unknown)
+		return nil, fmt.Errorf("%w: %s/%s (and %d more): it has no sequence number, so it may hold the lock",
+			ErrUnknownNode, w.target.parent, unknown[0], len(unknown)-1)
 	}
+	w.n.behind = behind
 	return kids, nil
 }
 
@@ -785,13 +895,13 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 			err    error
 			ownErr error // of the read that watches our node, if made
 		}
-		needOwn := own && !w.ownWatched
+		needOwn := own && !w.n.ownWatched
 		r, err := call(ctx, func() (res, error) {
 			var ownCh chan error
 			if needOwn {
 				ownCh = make(chan error, 1)
 				go func() {
-					_, _, _, err := c.conn.GetW(w.path)
+					_, _, _, err := c.conn.GetW(w.n.path)
 					ownCh <- err
 				}()
 			}
@@ -808,7 +918,7 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 		if needOwn {
 			switch {
 			case r.ownErr == nil:
-				w.ownWatched = true
+				w.n.ownWatched = true
 			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
 				return errRestart
 			case isConnErr(r.ownErr):
@@ -841,7 +951,7 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 				// Our own node's deletion, if any, was delivered before
 				// this event: check it now.
 				select {
-				case <-w.entry.gone:
+				case <-w.n.entry.gone:
 					return errRestart
 				default:
 				}
@@ -852,7 +962,7 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 				return errRestart
 			}
 			// data changed: set the watch again
-		case <-w.entry.gone:
+		case <-w.n.entry.gone:
 			return errRestart
 		case <-ctx.Done():
 			return ctxErr(ctx)
@@ -863,18 +973,18 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 }
 
 func (w *waiter) report(ctx context.Context, pos int) {
-	w.entry.position.Store(int64(pos))
-	if w.seen && pos == w.pos {
+	n := w.n
+	n.entry.position.Store(int64(pos))
+	if pos == n.pos {
 		return
 	}
 	kind := EventPosition
-	if !w.seen {
-		kind = EventEnqueued
-		w.seen = true
+	if n.pos < 0 {
+		kind = EventEnqueued // a node of its own: a re-queue is reported again
 	}
-	w.pos = pos
+	n.pos = pos
 	w.c.observe(ctx, Event{Kind: kind, ID: w.st.id, Resource: w.target.resource, Mode: w.cfg.mode,
-		Path: w.path, Position: pos, Token: w.token, SessionID: w.sid})
+		Path: n.path, Position: pos, Token: n.token, SessionID: w.sid})
 }
 
 // hold turns our node into a held lock.
@@ -886,46 +996,48 @@ func (w *waiter) hold(ctx context.Context) error {
 	// ctx) and enqueues again if the session changed meanwhile.
 	if time.Now().After(c.lossDeadline()) {
 		ok, err := retryRead(ctx, w, func() (bool, error) {
-			ok, _, err := c.conn.Exists(w.path)
+			ok, _, err := c.conn.Exists(w.n.path)
 			return ok, err
 		})
 		switch {
 		case err != nil:
 			return w.fail(err)
 		case !ok:
-			w.forget()
 			return errRestart
 		}
 	}
 	c.mu.Lock()
 	select {
-	case <-w.entry.gone:
+	case <-w.n.entry.gone:
 		c.mu.Unlock()
 		return errRestart
 	default:
 	}
 	c.mu.Unlock()
-	h := &hold{resource: w.target.resource, parent: w.target.parent, path: w.path, token: w.token, sessionID: w.sid, entry: w.entry}
+	h := &hold{resource: w.target.resource, parent: w.target.parent, path: w.n.path, token: w.n.token, sessionID: w.sid, entry: w.n.entry}
 	if !w.st.addHold(h) {
 		// Another part of this multi-resource lease was lost while we
-		// waited: the lease is over, give this node back.
-		return w.fail(fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", w.st.lostErr()))
+		// waited: give this node back, and queue again for every part.
+		return w.fail(errPartLost)
 	}
-	if !w.ownWatched {
+	if w.cfg.mode == Semaphore && w.n.behind {
+		c.poke(w.n.entry, w.data) // see slot.go
+	}
+	if !w.n.ownWatched {
 		delay := c.cfg.nodeWatchDelay
 		if w.multi {
 			// A part of a multi-resource acquire is held while the others
 			// are awaited: not a short critical section, so watch at once.
 			delay = 0
 		}
-		w.entry.watchLater(c, delay)
+		w.n.entry.watchLater(c, delay)
 	}
 	c.mu.Lock()
-	w.entry.st = w.st
-	w.entry.position.Store(0)
+	w.n.entry.st = w.st
+	w.n.entry.position.Store(0)
 	var gone bool
 	select {
-	case <-w.entry.gone:
+	case <-w.n.entry.gone:
 		gone = true // deleted between the two steps above
 	default:
 	}
@@ -940,41 +1052,49 @@ func (w *waiter) hold(ctx context.Context) error {
 // and returns err.
 func (w *waiter) fail(err error) error {
 	if errors.Is(err, errRestart) {
-		w.forget()
+		w.forget() // the node is gone
 		return err
 	}
-	if w.path != "" {
-		w.c.removeNode(w.entry)
+	if w.n != nil {
+		deadline := w.deleteBy
+		if deadline.IsZero() {
+			deadline = time.Now().Add(w.c.answerBound())
+		}
+		w.c.removeNode(w.n.entry, deadline)
 	}
 	return err
 }
 
-// forget drops our record of a node that is already gone.
+// forget drops our record of the current node, which is already gone.
 func (w *waiter) forget() {
+	n := w.n
+	if n == nil {
+		return
+	}
 	w.c.mu.Lock()
-	if w.entry != nil && w.c.nodes[w.path] == w.entry {
-		delete(w.c.nodes, w.path)
-		close(w.entry.gone) // a local successor waits on it (awaitLocal)
+	if w.c.nodes[n.path] == n.entry {
+		delete(w.c.nodes, n.path)
+		close(n.entry.gone) // a local successor waits on it (awaitLocal)
 	}
 	w.c.mu.Unlock()
-	w.path, w.name = "", ""
+	w.n = nil
 }
 
 // removeNode deletes one of our nodes that is not (or no longer) held.
-// While connected it tries on the caller's goroutine for a moment (one round
-// trip, normally), so the caller returns with no node of its left. It
-// stops as soon as the connection is lost (a server killed as the caller
+// While connected it tries on the caller's goroutine until deadline (one
+// round trip, normally), so the caller returns with no node of its left.
+// It stops as soon as the connection is lost (a server killed as the caller
 // gave up held callers a second past their deadline, waiting for the
-// reconnect) and after min(session timeout/3, 1s) at most, the bound for a
+// reconnect) and at deadline, at most answerBound from now, the bound for a
 // connection that died silently. Otherwise, or if that was not enough, it
 // goes on in the background until ZooKeeper confirms or the session ends.
-func (c *Client) removeNode(e *nodeEntry) {
+func (c *Client) removeNode(e *nodeEntry, deadline time.Time) {
 	c.mu.Lock()
 	e.releasing = true
 	ready, down := c.ready && !c.closed, c.downCh
 	c.mu.Unlock()
-	if ready {
-		ctx, cancel := context.WithTimeout(context.Background(), min(c.cfg.sessionTimeout/3, time.Second))
+	if ready && time.Until(deadline) > 0 {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		go func() {
 			select {
 			case <-down:
@@ -989,6 +1109,13 @@ func (c *Client) removeNode(e *nodeEntry) {
 		}
 	}
 	c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, e.path, e.sessionID) })
+}
+
+// answerBound is how long a try, or the on-the-spot delete of a failed
+// acquire's node, may wait on ZooKeeper: a third of the session timeout
+// (the client pings every third), at most a second.
+func (c *Client) answerBound() time.Duration {
+	return min(c.cfg.sessionTimeout/3, time.Second)
 }
 
 // deleteNode deletes path, created in session sid, retrying across

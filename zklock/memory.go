@@ -77,13 +77,17 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 			return nil, &ResourceError{Resource: keys[i], Reason: "listed twice"}
 		}
 	}
-	if l, ok, err := reenter(ctx, m, keys, cfg.mode); ok {
-		return l, err
+	whole, lenders, err := reenter(ctx, m, keys, cfg.mode)
+	if whole != nil || err != nil {
+		return whole, err
 	}
 	name := strings.Join(resources, ",")
 	st, start, wctx, cancel := beginAcquire(ctx, m, name, cfg)
 	defer cancel()
 	for _, k := range keys {
+		if l := lenders[k]; l != nil && st.borrow(l, k) {
+			continue
+		}
 		if err := m.wait(wctx, st, k, cfg); err != nil {
 			st.abandon()
 			err = fmt.Errorf("zklock: acquire %q: %w", k, err)

@@ -76,10 +76,19 @@ func marker(m Mode) string {
 	return markLock
 }
 
-// parseChild parses a lock node name of any known layout. Names that match
-// no layout return ok == false; callers report them.
+// parseChild parses a lock node name. The sequence number is the ten
+// digits ZooKeeper appends to a sequential node's name; the text before it
+// says the mode: Curator's and go-zookeeper's "lock-", Curator's
+// "__READ__"/"__WRIT__", kazoo's "__lock__"/"__rlock__", zklock's "sema-",
+// Curator's LeaderLatch "latch-", and ZooKeeper's own WriteLock recipe
+// ("x-<sessionId>-"). A name with a sequence number and none of these
+// layouts is another recipe's lock node: it counts as an exclusive node in
+// sequence order, so that no lock is granted past it. Only a name with no
+// sequence number cannot be ordered; ok is then false and the caller fails
+// (see unknownNodeError): never grant a lock past a node you do not
+// understand.
 func parseChild(name string) (child, bool) {
-	if len(name) < seqDigits+1 {
+	if len(name) < seqDigits {
 		return child{}, false
 	}
 	digits := name[len(name)-seqDigits:]
@@ -92,7 +101,7 @@ func parseChild(name string) (child, bool) {
 		seq = seq*10 + int64(d-'0')
 	}
 	head := name[:len(name)-seqDigits]
-	var m Mode
+	m := Exclusive // "lock-", ZooKeeper's WriteLock, and foreign layouts
 	switch {
 	case strings.HasSuffix(head, markRead), strings.HasSuffix(head, markKazooRead):
 		m = Read
@@ -100,12 +109,8 @@ func parseChild(name string) (child, bool) {
 		m = Write
 	case strings.HasSuffix(head, markSemaphore):
 		m = Semaphore
-	case strings.HasSuffix(head, markLock):
-		m = Exclusive
 	case strings.HasSuffix(head, markLatch):
 		m = Election
-	default:
-		return child{}, false
 	}
 	return child{name: name, seq: seq, mode: m}, true
 }
@@ -129,8 +134,8 @@ func protectedID(name string) string {
 	return rest[:i]
 }
 
-// sortChildren parses names, returns the recognised ones in sequence order
-// and the names that match no layout.
+// sortChildren parses names, returns the lock nodes in sequence order and
+// the names that have no sequence number.
 func sortChildren(names []string) (kids []child, unknown []string) {
 	kids = make([]child, 0, len(names))
 	for _, n := range names {
@@ -147,11 +152,13 @@ func sortChildren(names []string) (kids []child, unknown []string) {
 // sortAhead is sortChildren for the waiter whose node is named ours: it
 // keeps only the nodes up to and including ours, since nothing behind a
 // node bears on whether it holds or what it watches (see rule). A waiter
-// near the head of a long queue then sorts next to nothing.
-func sortAhead(names []string, ours string) (kids []child, unknown []string) {
+// near the head of a long queue then sorts next to nothing. behind reports
+// whether any node lies behind ours.
+func sortAhead(names []string, ours string) (kids []child, unknown []string, behind bool) {
 	me, ok := parseChild(ours)
 	if !ok {
-		return sortChildren(names)
+		kids, unknown = sortChildren(names)
+		return kids, unknown, false
 	}
 	for _, n := range names {
 		c, ok := parseChild(n)
@@ -160,10 +167,12 @@ func sortAhead(names []string, ours string) (kids []child, unknown []string) {
 			unknown = append(unknown, n)
 		case compareChildren(c, me) <= 0:
 			kids = append(kids, c)
+		default:
+			behind = true
 		}
 	}
 	slices.SortFunc(kids, compareChildren)
-	return kids, unknown
+	return kids, unknown, behind
 }
 
 // compareChildren orders nodes by sequence number, then name.
@@ -180,6 +189,8 @@ func compareChildren(a, b child) int {
 // rule decides, for the node at index i of a sorted queue, whether it holds
 // the lock and, if not, which earlier node it must watch. Exactly one node
 // is watched, so each hand-off wakes only a waiter that may proceed next.
+// A semaphore waiter watches more than its predecessor when it is first in
+// line (see awaitSlot); rule names its predecessor.
 func rule(kids []child, i int, limit int) (held bool, watch int) {
 	switch kids[i].mode {
 	case Read:
@@ -198,7 +209,7 @@ func rule(kids []child, i int, limit int) (held bool, watch int) {
 		if i < limit {
 			return true, -1
 		}
-		return false, i - limit
+		return false, i - 1
 	default:
 		if i == 0 {
 			return true, -1

@@ -23,7 +23,19 @@ func TestParseChild(t *testing.T) {
 			t.Errorf("parseChild(%q) = %+v, %v; want %+v", name, got, ok, want)
 		}
 	}
-	for _, bad := range []string{"", "lease_holder", "lock-12", "lock-00000000x1", "foo-0000000001", "0000000001"} {
+	// Another recipe's sequential nodes count as exclusive nodes in order:
+	// ZooKeeper's own WriteLock, and any other layout.
+	for name, seq := range map[string]int64{
+		"x-72057594037927936-0000000011": 11,
+		"foo-0000000001":                 1,
+		"0000000001":                     1,
+		"member_0000000002":              2,
+	} {
+		if got, ok := parseChild(name); !ok || got.seq != seq || got.mode != Exclusive {
+			t.Errorf("parseChild(%q) = %+v, %v; want an exclusive node with seq %d", name, got, ok, seq)
+		}
+	}
+	for _, bad := range []string{"", "lease_holder", "lock-12", "lock-00000000x1", "leases", "000000001"} {
 		if c, ok := parseChild(bad); ok {
 			t.Errorf("parseChild(%q) = %+v, want no layout", bad, c)
 		}
@@ -69,7 +81,7 @@ func TestSortAndRule(t *testing.T) {
 		}
 	}
 	sem, _ := sortChildren([]string{"a-sema-0000000001", "b-sema-0000000002", "c-sema-0000000003", "d-sema-0000000004"})
-	for i, want := range []res{{true, -1}, {true, -1}, {false, 0}, {false, 1}} {
+	for i, want := range []res{{true, -1}, {true, -1}, {false, 1}, {false, 2}} {
 		if h, w := rule(sem, i, 2); h != want.held || w != want.watch {
 			t.Errorf("semaphore(2) rule(%d) = %v,%d; want %+v", i, h, w, want)
 		}
@@ -92,7 +104,7 @@ func TestSortAheadIsPrefix(t *testing.T) {
 		rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
 		all, unknownAll := sortChildren(names)
 		for _, ours := range names {
-			kids, unknown := sortAhead(names, ours)
+			kids, unknown, _ := sortAhead(names, ours)
 			if !slices.Equal(unknown, unknownAll) {
 				t.Fatalf("round %d: unknown %v, want %v", round, unknown, unknownAll)
 			}

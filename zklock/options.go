@@ -198,13 +198,30 @@ type acquireConfig struct {
 	data    []byte // node data instead of the owner record (elections)
 }
 
-// Try makes the acquire return ErrLocked at once instead of waiting.
+// Try makes the acquire return ErrLocked at once instead of waiting for
+// the holders ahead of it. A try never waits on ZooKeeper either: if it
+// gets no answer within a third of the session timeout, at most a second
+// (while disconnected, say), it returns an error matching ErrUnavailable.
+// Try and MaxWait exclude each other: together they are ErrInvalidOption.
 func Try() AcquireOption { return func(c *acquireConfig) { c.try = true } }
 
 // MaxWait bounds the wait; when it passes the acquire fails with
-// ErrWaitTimeout. The caller's context deadline still applies.
+// ErrWaitTimeout. The caller's context deadline still applies. Without it
+// (and without a context deadline) an acquire waits as long as it takes,
+// through a ZooKeeper outage too. Try and MaxWait exclude each other.
 func MaxWait(d time.Duration) AcquireOption {
 	return func(c *acquireConfig) { c.maxWait = d }
+}
+
+// check reports options that cannot go together.
+func (c *acquireConfig) check() error {
+	switch {
+	case c.try && c.maxWait != 0:
+		return fmt.Errorf("%w: Try and MaxWait exclude each other: a try never waits", ErrInvalidOption)
+	case c.maxWait < 0:
+		return fmt.Errorf("%w: negative MaxWait %v", ErrInvalidOption, c.maxWait)
+	}
+	return nil
 }
 
 // WithMode selects Exclusive (default), Read or Write.

@@ -23,12 +23,17 @@ func withLease(ctx context.Context, st *leaseState) context.Context {
 	return context.WithValue(ctx, ctxKey{}, &ctxLease{st: st, next: prev})
 }
 
-// reenter looks in ctx for a live lease of owner that holds every queue in
-// keys. ok reports whether one was found; err is ErrUpgrade when a read
-// lease is asked to become a write lease.
-func reenter(ctx context.Context, owner releaser, keys []string, mode Mode) (l *Lease, ok bool, err error) {
-	if mode == Semaphore || ctx == nil {
-		return nil, false, nil
+// reenter looks in ctx for live leases of owner on the queues in keys. If
+// one lease holds them all, it is re-entered (counted) and returned as
+// whole. Otherwise lenders maps each key that some lease holds to that
+// lease (the innermost one): the acquire borrows those parts from it (see
+// leaseState.borrow) and waits only for the rest. err is ErrUpgrade when
+// a read lease would have to become a write lease. Semaphore and election
+// leases are never re-entered: a semaphore acquire under a semaphore lease
+// takes another slot.
+func reenter(ctx context.Context, owner releaser, keys []string, mode Mode) (whole *Lease, lenders map[string]*leaseState, err error) {
+	if mode == Semaphore || mode == Election || ctx == nil {
+		return nil, nil, nil
 	}
 	for cl, _ := ctx.Value(ctxKey{}).(*ctxLease); cl != nil; cl = cl.next {
 		st := cl.st
@@ -36,26 +41,45 @@ func reenter(ctx context.Context, owner releaser, keys []string, mode Mode) (l *
 			continue
 		}
 		st.mu.Lock()
-		covers := true
-		for _, k := range keys {
-			if !slices.ContainsFunc(st.holds, func(h *hold) bool { return h.parent == k }) {
-				covers = false
-				break
-			}
-		}
-		if !covers || st.ended || st.releasing {
+		if st.ended || st.releasing {
 			st.mu.Unlock()
 			continue
 		}
-		if st.mode == Read && mode != Read {
-			st.mu.Unlock()
-			return nil, true, ErrUpgrade
+		covered := 0
+		for _, k := range keys {
+			if !slices.ContainsFunc(st.holds, func(h *hold) bool { return h.parent == k }) {
+				continue
+			}
+			if st.mode == Read && mode != Read {
+				st.mu.Unlock()
+				return nil, nil, ErrUpgrade
+			}
+			covered++
+			if _, ok := lenders[k]; !ok {
+				if lenders == nil {
+					lenders = make(map[string]*leaseState)
+				}
+				lenders[k] = st
+			}
 		}
-		st.refs++
+		if covered == len(keys) && len(lenders) == len(keys) && lendersAre(lenders, st) {
+			st.refs++
+			st.mu.Unlock()
+			return &Lease{st: st}, nil, nil
+		}
 		st.mu.Unlock()
-		return &Lease{st: st}, true, nil
 	}
-	return nil, false, nil
+	return nil, lenders, nil
+}
+
+// lendersAre reports whether every key is lent by st.
+func lendersAre(lenders map[string]*leaseState, st *leaseState) bool {
+	for _, l := range lenders {
+		if l != st {
+			return false
+		}
+	}
+	return true
 }
 
 // LeaseFromContext returns the innermost lease carried by ctx (see

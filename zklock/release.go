@@ -6,9 +6,7 @@ import "context"
 // before ZooKeeper confirms, the rest goes on in the background and the
 // lease ends when it is done.
 func (c *Client) releaseHolds(ctx context.Context, st *leaseState) error {
-	st.mu.Lock()
-	holds := append([]*hold(nil), st.holds...)
-	st.mu.Unlock()
+	holds := st.ownHolds() // borrowed parts go back to their lenders (finishRelease)
 	c.mu.Lock()
 	for _, h := range holds {
 		h.entry.releasing = true
@@ -38,10 +36,7 @@ func (c *Client) releaseHolds(ctx context.Context, st *leaseState) error {
 // dropHolds lets go of the nodes of a lease that was lost or whose acquire
 // failed: any node that may still exist is deleted in the background.
 func (c *Client) dropHolds(st *leaseState) {
-	st.mu.Lock()
-	holds := append([]*hold(nil), st.holds...)
-	st.mu.Unlock()
-	for _, h := range holds {
+	for _, h := range st.ownHolds() {
 		c.mu.Lock()
 		h.entry.releasing = true
 		_, present := c.nodes[h.path]

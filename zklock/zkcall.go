@@ -40,10 +40,14 @@ func call[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	}
 }
 
-// ctxErr returns the context's cause when it is one of ours (ErrWaitTimeout)
-// and its error otherwise.
+// errTryBound ends a try that could not get an answer from ZooKeeper
+// within the answer bound (see Client.answerBound).
+var errTryBound = fmt.Errorf("%w: no answer within the try bound", ErrUnavailable)
+
+// ctxErr returns the context's cause when it is one of ours (ErrWaitTimeout,
+// errTryBound, errPartLost) and its error otherwise.
 func ctxErr(ctx context.Context) error {
-	if cause := context.Cause(ctx); errors.Is(cause, ErrWaitTimeout) {
+	if cause := context.Cause(ctx); errors.Is(cause, ErrWaitTimeout) || cause == errTryBound || cause == errPartLost {
 		return cause
 	}
 	return ctx.Err()
@@ -65,7 +69,8 @@ func isConnErr(err error) bool {
 }
 
 func isCtxErr(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrWaitTimeout)
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrWaitTimeout) || errors.Is(err, errTryBound) || errors.Is(err, errPartLost)
 }
 
 // mapErr turns a go-zookeeper error into one of ours where one fits.
@@ -73,6 +78,8 @@ func mapErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case isCtxErr(err):
+		return err // the caller's context, MaxWait, or a try's bound
 	case errors.Is(err, zk.ErrSessionExpired):
 		return fmt.Errorf("%w: %w", ErrSessionExpired, err)
 	case errors.Is(err, zk.ErrClosing):

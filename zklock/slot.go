@@ -1,0 +1,175 @@
+package zklock
+
+import (
+	"context"
+	"errors"
+	"reflect"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// A semaphore of limit n is work-conserving: whenever fewer than n nodes
+// are ahead of a waiter, it holds within one hand-off, whichever holder
+// left and in whatever order. Watching the node n places ahead is not
+// enough (a release by another holder would wake nobody), and watching
+// every holder from every waiter is a herd. So:
+//
+//   - The first waiter (n nodes ahead: all holders) watches every node
+//     ahead of it. Whichever leaves, it wakes, lists the queue, and holds.
+//   - A waiter further back watches its predecessor, a waiter. It must
+//     learn when that node goes, and also when it holds: it is then the
+//     first waiter itself, and must watch the holders. A holder does not
+//     go away when it starts holding, so a node that holds with nodes
+//     behind it (one of them may have listed it as a waiter) rewrites its
+//     own data once, unchanged, from data version 0 to 1 (poke). That
+//     fires its successor's data watch; a successor that sets its watch
+//     after the poke sees version > 0 and lists the queue at once.
+//
+// One release then wakes the first waiter, which holds, and through its
+// poke at most one waiter that cannot hold yet (the next one, now first).
+// A waiter's cancellation wakes only its successor. Arrivals wake nobody.
+
+// nodeVersion is a node's data version as seen by a watch.
+type nodeVersion struct {
+	path    string
+	version int32
+}
+
+// awaitSlot waits, for our semaphore node at index idx of kids (the queue
+// up to our node, idx >= limit), until a node ahead of it may have gone or
+// started holding, and lists the queue again.
+func (w *waiter) awaitSlot(ctx context.Context, kids []child, idx int) ([]child, error) {
+	parent := w.target.parent + "/"
+	if idx == w.cfg.limit {
+		paths := make([]string, idx)
+		for i, k := range kids[:idx] {
+			paths[i] = parent + k.name
+		}
+		if err := w.watchAny(ctx, paths, false); err != nil {
+			return nil, err
+		}
+	} else if err := w.watchAny(ctx, []string{parent + kids[idx-1].name}, true); err != nil {
+		return nil, err
+	}
+	return w.list(ctx)
+}
+
+// watchAny sets a data watch on each path (the requests are pipelined) and
+// waits until one of them fires; it returns at once if one is gone
+// already. With pred, the one path is our predecessor, and a data version
+// above 0 that has not sent us to list the queue yet is a poke we missed:
+// it returns at once too.
+func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) error {
+	c := w.c
+	for {
+		type res struct {
+			chs     []<-chan zk.Event
+			gone    bool
+			changed bool
+			err     error
+		}
+		r, err := call(ctx, func() (res, error) {
+			type one struct {
+				st  *zk.Stat
+				ch  <-chan zk.Event
+				err error
+			}
+			out := make([]chan one, len(paths))
+			for i, p := range paths {
+				out[i] = make(chan one, 1)
+				go func() {
+					_, st, ch, err := c.conn.GetW(p)
+					out[i] <- one{st, ch, err}
+				}()
+			}
+			var r res
+			for i := range paths {
+				o := <-out[i]
+				switch {
+				case o.err == nil:
+					r.chs = append(r.chs, o.ch)
+					if pred && o.st.Version > 0 {
+						seen := nodeVersion{paths[i], o.st.Version}
+						if w.n.predSeen != seen {
+							w.n.predSeen = seen
+							r.changed = true
+						}
+					}
+				case errors.Is(o.err, zk.ErrNoNode):
+					r.gone = true
+				case r.err == nil:
+					r.err = o.err
+				}
+			}
+			return r, nil
+		})
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.err == nil:
+		case isConnErr(r.err):
+			if err := w.sameSession(ctx); err != nil {
+				return err
+			}
+			continue
+		case errors.Is(r.err, zk.ErrSessionExpired):
+			return errRestart
+		default:
+			return mapErr(r.err)
+		}
+		if r.gone || r.changed {
+			return nil
+		}
+		// Wait for the first event on any of the watches (a few: one per
+		// holder of a semaphore), our node's end, ctx or Close.
+		cases := make([]reflect.SelectCase, 0, len(r.chs)+3)
+		for _, ch := range r.chs {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+		}
+		cases = append(cases,
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.n.entry.gone)},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c.closeCh)})
+		i, v, _ := reflect.Select(cases)
+		switch i - len(r.chs) {
+		case 0:
+			return errRestart
+		case 1:
+			return ctxErr(ctx)
+		case 2:
+			return ErrClosed
+		}
+		switch ev := v.Interface().(zk.Event); {
+		case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
+			return ErrClosed
+		case ev.Type == zk.EventNotWatching:
+			return errRestart
+		}
+		return nil // deleted, or data changed: list the queue
+	}
+}
+
+// poke rewrites the data of e, a semaphore node that now holds with nodes
+// behind it, unchanged, from version 0 (see the comment at the top): a
+// waiter that listed it as a waiter, and so watches it as its predecessor,
+// learns that it must look again. Done once per node, in the background;
+// a node written already (version above 0) or gone needs nothing.
+func (c *Client) poke(e *nodeEntry, data []byte) {
+	c.goBackground(func(ctx context.Context) {
+		for {
+			if cur, ready := c.session(); cur != e.sessionID {
+				return
+			} else if !ready {
+				if _, err := c.waitReady(ctx); err != nil {
+					return
+				}
+				continue
+			}
+			_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(e.path, data, 0) })
+			if !isConnErr(err) {
+				return
+			}
+		}
+	})
+}
