@@ -42,48 +42,10 @@ type Client struct {
 	suspended bool
 	closed    bool
 	closeCh   chan struct{}
-	nodes     map[string]*nodeEntry // our live lock nodes, by path
+	nodes     registry // our live lock nodes, by path
 	// creates[id] is closed once the create of the node with protected
 	// id has ended, registered in nodes or not (see ownNode).
 	creates map[string]chan struct{}
-}
-
-// nodeEntry tracks one lock node of ours while it may exist.
-type nodeEntry struct {
-	path      string
-	resource  string
-	mode      Mode
-	sessionID int64
-	since     time.Time
-	position  atomic.Int64
-	gone      chan struct{} // closed when the node is known to be gone
-	st        *leaseState   // set once held
-	releasing bool
-	watchT    *time.Timer // pending deferred watch on the node (see watchLater)
-}
-
-// watchLater sets the data watch on a node held at once after delay,
-// unless the lease ends first. A deletion before the
-// watch is set is found by the watch's read itself (no node: lost).
-func (e *nodeEntry) watchLater(c *Client, delay time.Duration) {
-	set := func() {
-		c.goBackground(func(ctx context.Context) { c.rearm(ctx, e) })
-	}
-	if delay <= 0 {
-		set()
-		return
-	}
-	t := time.AfterFunc(delay, func() {
-		c.mu.Lock()
-		live := c.nodes[e.path] == e && !e.releasing
-		c.mu.Unlock()
-		if live {
-			set()
-		}
-	})
-	c.mu.Lock()
-	e.watchT = t
-	c.mu.Unlock()
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers
@@ -120,7 +82,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		readyCh: make(chan struct{}),
 		downCh:  make(chan struct{}),
 		closeCh: make(chan struct{}),
-		nodes:   make(map[string]*nodeEntry),
+		nodes:   make(registry),
 		creates: make(map[string]chan struct{}),
 	}
 	c.bg, c.bgCancel = context.WithCancel(context.Background())
@@ -187,15 +149,13 @@ func (c *Client) Close() error {
 	c.closed = true
 	close(c.closeCh)
 	var lost, releasing []*leaseState
-	for p, e := range c.nodes {
+	for _, e := range c.nodes.dropWhere(func(*nodeEntry) bool { return true }) {
 		switch {
 		case e.st != nil && !e.releasing:
 			lost = append(lost, e.st)
 		case e.st != nil:
 			releasing = append(releasing, e.st)
 		}
-		delete(c.nodes, p)
-		close(e.gone)
 	}
 	c.mu.Unlock()
 	for _, st := range lost {
@@ -273,12 +233,8 @@ func (c *Client) onEvent(ev zk.Event) {
 		c.mu.Lock()
 		e := c.nodes[ev.Path]
 		var st *leaseState
-		if e != nil {
-			delete(c.nodes, ev.Path)
-			close(e.gone)
-			if e.st != nil && !e.releasing {
-				st = e.st
-			}
+		if c.nodes.drop(e) && e.st != nil && !e.releasing {
+			st = e.st
 		}
 		c.mu.Unlock()
 		if st != nil {
@@ -354,30 +310,12 @@ func (c *Client) onSessionEvent(state zk.State) {
 // returns the leases to report lost.
 func (c *Client) dropSessionLocked(sid int64) []*leaseState {
 	var lost []*leaseState
-	for p, e := range c.nodes {
-		if e.sessionID != sid {
-			continue
-		}
-		delete(c.nodes, p)
-		close(e.gone)
+	for _, e := range c.nodes.dropWhere(func(e *nodeEntry) bool { return e.sessionID == sid }) {
 		if e.st != nil && !e.releasing {
 			lost = append(lost, e.st)
 		}
 	}
 	return lost
-}
-
-// kick wakes the loss watchdog when it sleeps with nothing to watch (after
-// a deadline passed with no lease held); otherwise it wakes by itself at the
-// next deadline, so acquires and releases need not wake it.
-func (c *Client) kick() {
-	if !c.watchIdle.Load() {
-		return
-	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
 }
 
 // goBackground runs f on a goroutine that Close waits for; f's context is
@@ -394,90 +332,6 @@ func (c *Client) goBackground(f func(ctx context.Context)) {
 		defer c.wg.Done()
 		f(c.bg)
 	}()
-}
-
-// watchdog declares held leases lost once the session can no longer be
-// proven alive: at the last moment ZooKeeper is known to have heard from us,
-// plus the negotiated session timeout, minus the loss margin. ZooKeeper
-// cannot expire the session, and so cannot grant our locks to anyone else,
-// before that moment plus the margin.
-func (c *Client) watchdog() {
-	defer c.wg.Done()
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		d := time.Until(c.lossDeadline())
-		if d <= 0 {
-			// Nothing heard for too long. Only now look for held leases
-			// (an acquire that finds the deadline passed proves the session
-			// alive first, see waiter.hold), then sleep until nudged.
-			c.loseUnverified()
-			d = time.Hour
-			c.watchIdle.Store(true)
-		}
-		timer.Reset(d)
-		select {
-		case <-c.closeCh:
-			return
-		case <-c.wake:
-		case <-timer.C:
-		}
-		c.watchIdle.Store(false)
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-	}
-}
-
-// unreachable reports whether ZooKeeper is out of reach: disconnected, or
-// silent for over half the session timeout (it answers a ping every third),
-// which is how a partition looks before go-zookeeper notices it.
-func (c *Client) unreachable() bool {
-	if _, ready := c.session(); !ready {
-		return true
-	}
-	anchor, timeout := c.live.snapshot()
-	return time.Since(anchor) > timeout/2
-}
-
-// lossDeadline returns when held leases must be given up if nothing more is
-// heard from the server.
-func (c *Client) lossDeadline() time.Time {
-	anchor, timeout := c.live.snapshot()
-	margin := c.cfg.lossMargin
-	if margin == 0 || margin >= timeout {
-		margin = timeout / 4
-	}
-	return anchor.Add(timeout - margin)
-}
-
-func (c *Client) loseUnverified() {
-	c.mu.Lock()
-	var lost []*leaseState
-	var orphans []*nodeEntry
-	for p, e := range c.nodes {
-		if e.st == nil || e.releasing {
-			continue
-		}
-		delete(c.nodes, p)
-		close(e.gone)
-		lost = append(lost, e.st)
-		orphans = append(orphans, e)
-	}
-	c.mu.Unlock()
-	if len(lost) > 0 {
-		c.log.Warn("zklock: session cannot be proven alive; leases given up", "leases", len(lost))
-	}
-	for _, st := range lost {
-		st.lose(LossSessionUnverified)
-	}
-	// If the session survives after all, the nodes still exist: delete them.
-	for _, e := range orphans {
-		c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, e.path, e.sessionID) })
-	}
 }
 
 type zkLogger struct{ l *slog.Logger }

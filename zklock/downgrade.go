@@ -79,7 +79,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	w.n.entry.st = rs
 	w.n.entry.position.Store(0)
 	c.mu.Unlock()
-	_ = rs.addHold(&hold{resource: old.resource, parent: old.parent, path: w.n.path, token: w.n.token, sessionID: w.sid, entry: w.n.entry}) // rs is new: cannot have ended
+	_ = rs.addHold(&heldNode{resource: old.resource, parent: old.parent, path: w.n.path, token: w.n.token, sessionID: w.sid, entry: w.n.entry}) // rs is new: cannot have ended
 	if !w.n.ownWatched {
 		w.n.entry.watchLater(c, 0)
 	}

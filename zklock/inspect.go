@@ -2,7 +2,6 @@ package zklock
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sort"
 	"strings"
@@ -11,13 +10,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 )
-
-// Owner is the data zklock stores in each lock node: who created it.
-type Owner struct {
-	Host  string `json:"host,omitempty"`
-	PID   int    `json:"pid,omitempty"`
-	Label string `json:"label,omitempty"`
-}
 
 // QueueNode is one node of a resource's queue, as seen by Inspect.
 type QueueNode struct {
@@ -144,16 +136,6 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOp
 	return q, nil
 }
 
-func decodeOwner(data []byte) Owner {
-	var o Owner
-	if len(data) > 0 && data[0] == '{' && json.Unmarshal(data, &o) == nil {
-		return o
-	}
-	// Foreign data (Curator stores the host's IP address, kazoo an
-	// identifier): show it as text.
-	return Owner{Label: strings.ToValidUTF8(string(data), "?")}
-}
-
 // Resources lists the resources under the root whose names start with
 // prefix, sorted. Queues created with RawPath are not listed.
 func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error) {
@@ -175,51 +157,4 @@ func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error)
 	}
 	sort.Strings(rs)
 	return rs, nil
-}
-
-// LocalLock describes a lock node of this Client: waiting or held.
-type LocalLock struct {
-	Resource  string
-	Mode      Mode
-	Path      string
-	Held      bool
-	Position  int       // nodes ahead (0 when held)
-	Since     time.Time // when the node was created (the wait began)
-	Acquired  time.Time // when the lock was acquired; zero while waiting
-	Token     int64     // fencing token, when held
-	SessionID int64
-}
-
-// Locks returns this Client's lock nodes, waiting and held, ordered by
-// resource and path. It makes no ZooKeeper call.
-func (c *Client) Locks() []LocalLock {
-	c.mu.Lock()
-	ls := make([]LocalLock, 0, len(c.nodes))
-	for _, e := range c.nodes {
-		if e.releasing {
-			continue
-		}
-		l := LocalLock{Resource: e.resource, Mode: e.mode, Path: e.path, Held: e.st != nil,
-			Position: int(e.position.Load()), Since: e.since, SessionID: e.sessionID}
-		if e.st != nil {
-			l.Position = 0
-			e.st.mu.Lock()
-			l.Acquired = e.st.acquired
-			for _, h := range e.st.holds {
-				if h.path == e.path {
-					l.Token = h.token
-				}
-			}
-			e.st.mu.Unlock()
-		}
-		ls = append(ls, l)
-	}
-	c.mu.Unlock()
-	sort.Slice(ls, func(i, j int) bool {
-		if ls[i].Resource != ls[j].Resource {
-			return ls[i].Resource < ls[j].Resource
-		}
-		return ls[i].Path < ls[j].Path
-	})
-	return ls
 }

@@ -142,7 +142,7 @@ func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg
 			continue // re-read: the queue may have changed meanwhile
 		}
 		if held {
-			if !st.addHold(&hold{resource: key, parent: key, path: path, token: n.seq}) {
+			if !st.addHold(&heldNode{resource: key, parent: key, path: path, token: n.seq}) {
 				m.removeLocked(key, n)
 				m.mu.Unlock()
 				return fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", st.lostErr())

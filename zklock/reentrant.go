@@ -47,7 +47,7 @@ func reenter(ctx context.Context, owner releaser, keys []string, mode Mode) (who
 		}
 		covered := 0
 		for _, k := range keys {
-			if !slices.ContainsFunc(st.holds, func(h *hold) bool { return h.parent == k }) {
+			if !slices.ContainsFunc(st.holds, func(h *heldNode) bool { return h.parent == k }) {
 				continue
 			}
 			if st.mode == Read && mode != Read {

@@ -1,7 +1,6 @@
 package zklock
 
 import (
-	"bytes"
 	"context"
 	"errors"
 
@@ -61,32 +60,5 @@ func (st *leaseState) requestRevoke() {
 	case <-st.revoke:
 	default:
 		close(st.revoke)
-	}
-}
-
-// rearm sets the data watch on our node again after a data change, and
-// passes on a revocation request.
-func (c *Client) rearm(ctx context.Context, e *nodeEntry) {
-	for {
-		data, _, _, err := c.conn.GetW(e.path)
-		switch {
-		case err == nil:
-			c.mu.Lock()
-			st := e.st
-			c.mu.Unlock()
-			if st != nil && bytes.Equal(data, revokeMessage) {
-				st.requestRevoke()
-			}
-			return
-		case errors.Is(err, zk.ErrNoNode):
-			c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: e.path})
-			return
-		case isConnErr(err):
-			if _, err := c.waitReady(ctx); err != nil {
-				return
-			}
-		default:
-			return
-		}
 	}
 }

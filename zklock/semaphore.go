@@ -9,25 +9,11 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// MaxValueLen is the largest node data (an election value) accepted:
-// ZooKeeper's default packet limit (jute.maxbuffer) is 1 MB, and the request
-// carries the path and ACL too.
-const MaxValueLen = 1000 * 1000
-
 // queueMeta is the data of a queue znode. A semaphore stores its limit there
 // so that clients configured with different limits get ErrLimitMismatch
 // instead of silently admitting more holders than either intended.
 type queueMeta struct {
 	Limit int `json:"limit,omitempty"`
-}
-
-// queueData is the data a new queue znode is created with.
-func (w *waiter) queueData() []byte {
-	if w.cfg.mode != Semaphore {
-		return nil
-	}
-	b, _ := json.Marshal(queueMeta{Limit: w.cfg.limit})
-	return b
 }
 
 // checkLimit compares our semaphore limit with the one stored on the queue,

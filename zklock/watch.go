@@ -1,0 +1,280 @@
+package zklock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// awaitLocal waits for pred, a node of this client on our session, to go,
+// with no watch and no request: the client learns of its own nodes' end by
+// itself (its delete confirmed, its lease lost, its session gone, or the
+// watch on it fired). It reports whether pred had held the lock. A node that
+// held had nothing ahead of it, and nothing can come ahead of it since
+// (sequence numbers only grow), so its going hands us the lock: n waiters of
+// one queue on one client take it in turn at the cost of the releases'
+// deletes alone, where each would otherwise be woken by a watch and list the
+// queue. That hand-off, like the direct one in queue, relies on a watch on
+// our own node, set here first; and it waits until pred's lease has ended,
+// so its holder is told (Done closed, contexts cancelled) before we hold.
+func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry) (bool, error) {
+	if !w.n.ownWatched {
+		if _, err := retryRead(ctx, w, func() (struct{}, error) {
+			_, _, _, err := w.c.conn.GetW(w.n.path)
+			return struct{}{}, err
+		}); err != nil {
+			return false, err
+		}
+		w.n.ownWatched = true
+	}
+	if err := w.until(ctx, pred.gone); err != nil {
+		return false, err
+	}
+	w.c.mu.Lock()
+	st := pred.st
+	w.c.mu.Unlock()
+	if st == nil {
+		return false, nil // it never held: what was ahead of it may remain
+	}
+	return true, w.until(ctx, st.ctx.Done())
+}
+
+// until waits for ch to close. It returns errRestart if our node goes
+// first.
+func (w *waiter) until(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-w.n.entry.gone:
+		return errRestart
+	case <-ctx.Done():
+		return ctxErr(ctx)
+	case <-w.c.closeCh:
+		return ErrClosed
+	}
+}
+
+// ownNode returns our entry for the node at path if it is one of this
+// client's live nodes on session sid, and nil otherwise. A node of ours
+// whose create has been answered but not yet registered (listed by another
+// waiter of this client meanwhile) is waited for, briefly: the reply is
+// already in.
+func (c *Client) ownNode(ctx context.Context, path string, sid int64) *nodeEntry {
+	c.mu.Lock()
+	e := c.nodes[path]
+	ended := c.creates[protectedID(path[strings.LastIndexByte(path, '/')+1:])]
+	c.mu.Unlock()
+	if e == nil && ended != nil {
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return nil
+		}
+		c.mu.Lock()
+		e = c.nodes[path]
+		c.mu.Unlock()
+	}
+	if e != nil && e.sessionID == sid {
+		return e
+	}
+	return nil
+}
+
+// provesFirst reports whether a node of mode m holds only when no node is
+// ahead of it (exclusive, write, election), so that its having held proves
+// the queue ahead of it empty for good.
+func provesFirst(m Mode) bool { return m == Exclusive || m == Write || m == Election }
+
+// firstLook reads the queue (the listing taken with the create, when there
+// is one). If the create reply gave no fencing token, it also reads our
+// node for its czxid, which sets the watch on it.
+func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
+	var kids []child
+	if listed := w.n.listed; listed != nil {
+		w.n.listed = nil
+		var err error
+		if kids, err = w.view(listed); err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(kids, func(k child) bool { return k.name == w.n.name }) {
+			// Cannot happen if the server answered in order; never
+			// take a missing node for a deleted one on this listing
+			// (that would queue us twice): list again.
+			w.c.log.Warn("zklock: queue listed without our new node; listing again", "node", w.n.path)
+			kids = nil
+		}
+	}
+	if kids == nil {
+		var err error
+		if kids, err = w.list(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if w.n.token != 0 {
+		return kids, nil
+	}
+	st, err := retryRead(ctx, w, func() (*zk.Stat, error) {
+		_, st, _, err := w.c.conn.GetW(w.n.path)
+		return st, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.n.token, w.n.ownWatched = st.Czxid, true
+	return kids, nil
+}
+
+// list reads the queue's children, retrying across connection loss while
+// the session lives.
+func (w *waiter) list(ctx context.Context) ([]child, error) {
+	names, err := retryRead(ctx, w, func() ([]string, error) {
+		n, _, err := w.c.conn.Children(w.target.parent)
+		return n, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w.view(names)
+}
+
+// view parses a listing of our queue as our node sees it: the nodes up to
+// and including ours, in order. A child that cannot be ordered fails the
+// acquire (ErrUnknownNode).
+func (w *waiter) view(names []string) ([]child, error) {
+	kids, unknown, behind := sortAhead(names, w.n.name)
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return nil, fmt.Errorf("%w: %s/%s (and %d more): it has no sequence number, so it may hold the lock",
+			ErrUnknownNode, w.target.parent, unknown[0], len(unknown)-1)
+	}
+	w.n.behind = behind
+	return kids, nil
+}
+
+// retryRead runs a read of our queue under ctx, again after each connection
+// loss while our session lives. A vanished node or session is errRestart.
+func retryRead[T any](ctx context.Context, w *waiter, fn func() (T, error)) (T, error) {
+	for {
+		v, err := call(ctx, fn)
+		switch {
+		case err == nil:
+			return v, nil
+		case isConnErr(err):
+			if err = w.sameSession(ctx); err == nil {
+				continue
+			}
+		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired):
+			err = errRestart
+		case isCtxErr(err):
+		default:
+			err = mapErr(err)
+		}
+		var zero T
+		return zero, err
+	}
+}
+
+// sameSession waits for the connection and returns errRestart if the
+// session changed meanwhile.
+func (w *waiter) sameSession(ctx context.Context) error {
+	sid, err := w.c.waitReady(ctx)
+	if err != nil {
+		return err
+	}
+	if sid != w.sid {
+		return errRestart
+	}
+	return nil
+}
+
+// watch sets a data watch on pred and waits for its deletion; it returns
+// at once if pred is already gone. With own it first makes sure our node is
+// watched too, in the same round trip (the two requests are pipelined).
+func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
+	c := w.c
+	for {
+		type res struct {
+			ch     <-chan zk.Event
+			err    error
+			ownErr error // of the read that watches our node, if made
+		}
+		needOwn := own && !w.n.ownWatched
+		r, err := call(ctx, func() (res, error) {
+			var ownCh chan error
+			if needOwn {
+				ownCh = make(chan error, 1)
+				go func() {
+					_, _, _, err := c.conn.GetW(w.n.path)
+					ownCh <- err
+				}()
+			}
+			_, _, ch, err := c.conn.GetW(pred)
+			r := res{ch: ch, err: err}
+			if ownCh != nil {
+				r.ownErr = <-ownCh
+			}
+			return r, nil
+		})
+		if err != nil {
+			return err
+		}
+		if needOwn {
+			switch {
+			case r.ownErr == nil:
+				w.n.ownWatched = true
+			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
+				return errRestart
+			case isConnErr(r.ownErr):
+				if err := w.sameSession(ctx); err != nil {
+					return err
+				}
+				continue
+			default:
+				return mapErr(r.ownErr)
+			}
+		}
+		switch {
+		case r.err == nil:
+		case errors.Is(r.err, zk.ErrNoNode):
+			return nil
+		case isConnErr(r.err):
+			if err := w.sameSession(ctx); err != nil {
+				return err
+			}
+			continue
+		case errors.Is(r.err, zk.ErrSessionExpired):
+			return errRestart
+		default:
+			return mapErr(r.err)
+		}
+		select {
+		case ev := <-r.ch:
+			switch {
+			case ev.Type == zk.EventNodeDeleted:
+				// Our own node's deletion, if any, was delivered before
+				// this event: check it now.
+				select {
+				case <-w.n.entry.gone:
+					return errRestart
+				default:
+				}
+				return nil
+			case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
+				return ErrClosed
+			case ev.Type == zk.EventNotWatching:
+				return errRestart
+			}
+			// data changed: set the watch again
+		case <-w.n.entry.gone:
+			return errRestart
+		case <-ctx.Done():
+			return ctxErr(ctx)
+		case <-c.closeCh:
+			return ErrClosed
+		}
+	}
+}
