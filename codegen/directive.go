@@ -1,11 +1,14 @@
 package codegen
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"strings"
 	"time"
+
+	"github.com/zklockkit/zklockkit/internal/duration"
 )
 
 // directivePrefix starts every directive line. Being a Go directive (no
@@ -22,9 +25,6 @@ type directive struct {
 	try       bool
 	text      []string // the options as written, for the generated doc
 }
-
-// isDirective reports whether a comment is a //zklock: directive line.
-func isDirective(c *ast.Comment) bool { return strings.HasPrefix(c.Text, directivePrefix) }
 
 // directiveLines returns the //zklock: lines of a comment group.
 func directiveLines(g *ast.CommentGroup) []*ast.Comment {
@@ -91,13 +91,17 @@ func parseDirective(fset *token.FileSet, lines []*ast.Comment, errs *ErrorList) 
 					continue
 				}
 			case "wait":
-				w, err := time.ParseDuration(val)
+				w, err := duration.Parse(val)
 				switch {
 				case !hasVal || val == "":
 					errs.errorf(at(t.off), "malformed option %q: want wait=DURATION, such as wait=5s", t.text)
 					continue
 				case err != nil:
-					errs.errorf(at(voff), "malformed option %q: bad duration %q", t.text, val)
+					var de *duration.Error
+					if errors.As(err, &de) && de.Suggestion != "" {
+						de.Suggestion = "wait=" + de.Suggestion
+					}
+					errs.errorf(at(voff), "malformed option %q: %v", t.text, err)
 					continue
 				case w <= 0:
 					errs.errorf(at(voff), "malformed option %q: the wait must be positive", t.text)

@@ -20,16 +20,26 @@ var ErrNoDirectives = errors.New("codegen: no //zklock: directives")
 type Error struct {
 	Pos token.Position // Filename is absolute; invalid when unknown
 	Msg string
-	err error // optional sentinel, for errors.Is
+	// Warning is set on the problems passed to the WithWarnings
+	// function; their text says "warning: " before the message.
+	Warning bool
+	err     error // optional sentinel, for errors.Is
 }
 
 // Error returns "file:line:col: message", or the message alone when the
 // position is unknown.
 func (e *Error) Error() string {
 	if !e.Pos.IsValid() && e.Pos.Filename == "" {
-		return e.Msg
+		return e.msg()
 	}
-	return e.Pos.String() + ": " + e.Msg
+	return e.Pos.String() + ": " + e.msg()
+}
+
+func (e *Error) msg() string {
+	if e.Warning {
+		return "warning: " + e.Msg
+	}
+	return e.Msg
 }
 
 // Unwrap returns the sentinel the error stands for, if any.
@@ -49,9 +59,9 @@ func (e *Error) Relative(dir string) string {
 		}
 	}
 	if pos.Filename == "" {
-		return e.Msg
+		return e.msg()
 	}
-	return pos.String() + ": " + e.Msg
+	return pos.String() + ": " + e.msg()
 }
 
 // ErrorList is the error returned by Generate when the source has

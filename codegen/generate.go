@@ -19,7 +19,10 @@ import (
 // Problems in the source are returned together as an ErrorList, sorted by
 // position, and then no file is returned; a package without directives
 // gives an Error matching ErrNoDirectives. Other errors (the go command
-// failing, say) are returned as they are.
+// failing, say) are returned as they are. Warnings (a comment that may be
+// a misspelled directive) are errors too, unless WithWarnings is given:
+// then they are passed to its function, sorted by position, before
+// Generate returns, whatever it returns.
 func Generate(ctx context.Context, patterns []string, opts ...Option) ([]*File, error) {
 	o := &options{}
 	for _, opt := range opts {
@@ -37,8 +40,14 @@ func Generate(ctx context.Context, patterns []string, opts ...Option) ([]*File, 
 	if o.output != "" && len(pkgs) > 1 {
 		return nil, fmt.Errorf("codegen: an output file can only be given for one package; %v matched %d", patterns, len(pkgs))
 	}
-	var errs ErrorList
+	var errs, warns ErrorList
 	var files []*File
+	defer func() {
+		for _, w := range warns.sort() {
+			w.Warning = true
+			o.warn(w)
+		}
+	}()
 	for _, p := range pkgs {
 		if le := loadErrors(p); len(le) > 0 {
 			errs = append(errs, le...)
@@ -48,8 +57,13 @@ func Generate(ctx context.Context, patterns []string, opts ...Option) ([]*File, 
 			errs = append(errs, &Error{Msg: p.PkgPath + ": no Go files"})
 			continue
 		}
-		var perrs ErrorList
-		ms := scan(p, &perrs)
+		var perrs, pwarns ErrorList
+		ms := scan(p, &perrs, &pwarns)
+		if o.warn != nil {
+			warns = append(warns, pwarns...)
+		} else {
+			perrs = append(perrs, pwarns...)
+		}
 		c := &checker{p: p, o: o, errs: &perrs}
 		pl := c.build(ms)
 		if o.output != "" {

@@ -206,3 +206,44 @@ func TestLoadErrors(t *testing.T) {
 		t.Error("WithOutput with two packages succeeded")
 	}
 }
+
+// With WithWarnings, comments one edit away from a directive are passed
+// to the function, sorted, and generation goes on; without it (as in
+// TestErrors) they are errors. A package whose only would-be directive is
+// misspelled fails with ErrNoDirectives, and the warning says why.
+func TestWithWarnings(t *testing.T) {
+	dir := testmod.New(t, "testdata/mod")
+	var warns []string
+	collect := codegen.WithWarnings(func(e *codegen.Error) {
+		if !e.Warning {
+			t.Errorf("warning without Warning set: %v", e)
+		}
+		warns = append(warns, e.Relative(filepath.Join(dir, "errors", "typo")))
+	})
+	files, err := generate(t, dir, []string{"./errors/typo"}, collect)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("Generate with WithWarnings = %d files, %v; want 1 file", len(files), err)
+	}
+	if !strings.Contains(string(files[0].Content), "func LockedValid(") {
+		t.Errorf("the valid directive was not generated:\n%s", files[0].Content)
+	}
+	compareGolden(t, "testdata/mod/errors/typo/warnings.golden", []byte(strings.Join(warns, "\n")+"\n"))
+
+	only := filepath.Join(dir, "onlytypo")
+	if err := os.MkdirAll(only, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "package onlytypo\n\nimport \"context\"\n\n//zklok:resource=a\nfunc F(ctx context.Context) error { return nil }\n"
+	if err := os.WriteFile(filepath.Join(only, "f.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warns = nil
+	_, err = generate(t, dir, []string{"./onlytypo"}, collect)
+	if !errors.Is(err, codegen.ErrNoDirectives) || len(warns) != 1 || !strings.Contains(warns[0], `f.go:5:1: warning: possible misspelled //zklock: directive ("zklok")`) {
+		t.Errorf("only a misspelled directive: err = %v, warnings %q", err, warns)
+	}
+	_, err = generate(t, dir, []string{"./onlytypo"})
+	if errors.Is(err, codegen.ErrNoDirectives) || err == nil || !strings.Contains(err.Error(), `possible misspelled //zklock: directive ("zklok")`) {
+		t.Errorf("only a misspelled directive, without WithWarnings: err = %v, want the warning as an error", err)
+	}
+}

@@ -16,6 +16,7 @@ type options struct {
 	buildFlags []string
 	types      []string // nil: every directive
 	output     string   // "": per package, see outputName
+	warn       func(*Error)
 }
 
 // WithDir sets the directory in which package patterns are resolved and
@@ -64,3 +65,11 @@ func (o *options) outputBase() string {
 	}
 	return DefaultOutput
 }
+
+// WithWarnings makes warnings (a comment such as //zklok:resource=a, one
+// edit away from a //zklock: directive) reports instead of errors: Generate
+// calls warn with each of them, Warning set, and goes on. Without this
+// option a warning is an error, since Generate has nowhere else to report
+// it; zklockgen passes one that prints to standard error unless -strict
+// is given.
+func WithWarnings(warn func(*Error)) Option { return func(o *options) { o.warn = warn } }

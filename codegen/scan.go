@@ -14,8 +14,10 @@ type marked struct {
 
 // scan finds the //zklock: lines of a package. Those in the doc comment of
 // a function or method are returned; any other is an error, wherever it is
-// (on a type, a variable, a field, inside a body, or floating).
-func scan(p *packages.Package, errs *ErrorList) []marked {
+// (on a type, a variable, a field, inside a body, or floating). Comments
+// that look like a directive but are not one (near misses) are recorded
+// in errs, or in warns for a misspelled name.
+func scan(p *packages.Package, errs, warns *ErrorList) []marked {
 	var out []marked
 	for _, f := range p.Syntax {
 		docs := map[*ast.CommentGroup]*ast.FuncDecl{}
@@ -25,6 +27,15 @@ func scan(p *packages.Package, errs *ErrorList) []marked {
 			}
 		}
 		for _, g := range f.Comments {
+			for _, c := range g.List {
+				for _, nm := range nearMisses(c) {
+					l := errs
+					if nm.warning {
+						l = warns
+					}
+					l.errorf(p.Fset.Position(nm.pos), "%s", nm.msg)
+				}
+			}
 			lines := directiveLines(g)
 			if len(lines) == 0 {
 				continue

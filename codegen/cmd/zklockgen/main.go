@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		output    = fs.String("output", "", "output `file` (default: zklock_gen.go, or <type>_zklock.go with -type, in the package's directory)")
 		tags      = fs.String("tags", "", "comma-separated build `tags` to load the package with")
 		check     = fs.Bool("check", false, "write nothing; exit 1 if a generated file is missing or stale (for CI)")
+		strict    = fs.Bool("strict", false, "treat warnings (comments that may be misspelled directives, such as //zklok:) as errors")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: zklockgen [flags] [package ...]\n\n")
@@ -60,6 +61,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	opts := []codegen.Option{codegen.WithDir(cwd)}
+	if !*strict {
+		opts = append(opts, codegen.WithWarnings(func(e *codegen.Error) {
+			fmt.Fprintln(stderr, e.Relative(cwd))
+		}))
+	}
 	if *typeNames != "" {
 		opts = append(opts, codegen.WithTypes(*typeNames))
 	}

@@ -191,3 +191,28 @@ func TestRefusesToOverwrite(t *testing.T) {
 		t.Error("the file was overwritten")
 	}
 }
+
+// Comments one edit away from a directive are warnings: printed like
+// errors, with "warning: ", and the file is generated; with -strict they
+// are errors. Malformed directives are errors either way.
+func TestWarnings(t *testing.T) {
+	module(t, "")
+	code, out := zklockgen(t, "./errors/typo")
+	want := strings.ReplaceAll(golden(t, "errors/typo/warnings.golden"), "./typo.go:", "./errors/typo/typo.go:")
+	if code != 0 || out != want {
+		t.Errorf("status %d, output:\n%s\nwant status 0, output:\n%s", code, out, want)
+	}
+	if _, err := os.Stat(filepath.Join("errors", "typo", codegen.DefaultOutput)); err != nil {
+		t.Errorf("no file generated: %v", err)
+	}
+	code, out = zklockgen(t, "-strict", "./errors/typo")
+	want = strings.ReplaceAll(golden(t, "errors/typo/errors.golden"), "./typo.go:", "./errors/typo/typo.go:")
+	if code != 1 || out != want {
+		t.Errorf("-strict: status %d, output:\n%s\nwant status 1, output:\n%s", code, out, want)
+	}
+	code, out = zklockgen(t, "./errors/nearmiss")
+	want = strings.ReplaceAll(golden(t, "errors/nearmiss/errors.golden"), "./nearmiss.go:", "./errors/nearmiss/nearmiss.go:")
+	if code != 1 || out != want {
+		t.Errorf("near misses: status %d, output:\n%s\nwant status 1, output:\n%s", code, out, want)
+	}
+}

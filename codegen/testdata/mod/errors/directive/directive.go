@@ -69,3 +69,15 @@ func DupResource(ctx context.Context, id string) error { return nil }
 
 //zklock:mode=read
 func NoResource(ctx context.Context) error { return nil }
+
+//zklock:resource=a wait=250
+func BareMilliseconds(ctx context.Context) error { return nil }
+
+//zklock:resource=a wait=5sec
+func MisspelledUnit(ctx context.Context) error { return nil }
+
+//zklock:resource=a wait=1m30
+func CompoundWithoutUnit(ctx context.Context) error { return nil }
+
+//zklock:resource=a wait=soon
+func NotADuration(ctx context.Context) error { return nil }

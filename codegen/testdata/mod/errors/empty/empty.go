@@ -3,5 +3,7 @@ package empty
 
 import "context"
 
-// zklock:resource=not-a-directive (a space after the slashes)
+// F has a comment that mentions zklock, in prose:
+//
+// zklock: the caller holds the lock.
 func F(ctx context.Context) error { return nil }
