@@ -38,6 +38,8 @@ fuzz: ## half a minute of each fuzz target
 	$(GO) test -run XXX -fuzz FuzzEscapeResource -fuzztime 30s ./zklock
 	$(GO) test -run XXX -fuzz FuzzRawPath -fuzztime 30s ./zklock
 	$(GO) test -run XXX -fuzz FuzzOwnerLabel -fuzztime 30s ./zklock
+	$(GO) test -run XXX -fuzz FuzzParseDSN -fuzztime 30s ./zklock
+	$(GO) test -run XXX -fuzz FuzzParse -fuzztime 30s ./internal/duration
 
 # Regenerates examples/grpc/bankpb from bank.proto. Needs protoc
 # (apt-get install -y protobuf-compiler) and the plugins:

@@ -2,19 +2,29 @@ package zklock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"strings"
-	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // EnvServers is the environment variable that examples, the CLI and the
 // demo read the connection string from.
 const EnvServers = "ZKLOCK_SERVERS"
 
+// EnvPassword is the environment variable a connection string's digest
+// password is read from when the string names a user and gives no
+// password (see Open).
+const EnvPassword = "ZKLOCK_PASSWORD"
+
 // DefaultServers is used when EnvServers is unset.
 const DefaultServers = "127.0.0.1:2181"
+
+// DefaultPort is the port of a server given without one.
+const DefaultPort = 2181
 
 // ServersFromEnv returns $ZKLOCK_SERVERS, or DefaultServers when unset.
 func ServersFromEnv() string {
@@ -24,16 +34,52 @@ func ServersFromEnv() string {
 	return DefaultServers
 }
 
-// Open connects using a connection string, the way sql.Open takes a DSN:
+// Open connects using a connection string, the way sql.Open takes a DSN.
+// It takes ZooKeeper's own connect string, the one Curator, kazoo, Kafka
+// and zkCli take, and a zk:// URL:
 //
 //	127.0.0.1:2181
-//	h1:2181,h2:2181,h3:2181
-//	zk://h1:2181,h2:2181/zklock?session_timeout=10s&label=worker
+//	h1:2181,h2:2181,h3:2181/app
+//	h1,h2,h3/app?session_timeout=10s
+//	[::1]:2181
+//	zk://h1:2181,h2:2181/app?session_timeout=10s&label=worker
+//	zk://app@h1,h2/app?password_file=/run/secrets/zk
 //
-// The path, when given, is the root (WithRoot). Query parameters:
-// session_timeout, loss_margin (durations), label, and user + password for
-// digest authentication (WithDigestAuth). Options given to Open apply after
-// the ones from the string.
+// The grammar:
+//
+//	dsn      = [ "zk://" [ userinfo "@" ] ] hosts [ path ] [ "?" params ] .
+//	hosts    = host { "," host } .
+//	host     = ( name | ipv4 | "[" ipv6 "]" ) [ ":" port ] .
+//	path     = "/" | znode path .
+//	params   = param { "&" param } .
+//	param    = "session_timeout=" duration | "loss_margin=" duration
+//	         | "label=" text | "password_file=" file path .
+//	userinfo = user [ ":" password ] .
+//
+// A host without a port gets DefaultPort; a port is a number from 1 to
+// 65535; a host may appear once; blanks around a host are ignored. An
+// IPv6 address is written in brackets: a bare ::1 is refused, since its
+// last group could be read as a port. The path, when not just "/", is
+// the root under which resource queues live (WithRoot): ZooKeeper's
+// chroot. A "?" always starts the parameters (a root holding "?" can be
+// given with WithRoot), and each may appear once; durations are Go's
+// (10s, 1500ms). In the zk:// form the path, the user and the password
+// are percent-decoded (write "@" as %40); the native form is taken as
+// written, as ZooKeeper does. Anything else, an empty part between
+// commas, an unknown scheme or parameter, a root that is not a valid
+// znode path, is an error matching ErrInvalidOption whose message names
+// the part; the password is never part of a message.
+//
+// User info in the zk:// form authenticates with a digest (WithDigestAuth).
+// The password comes from exactly one of: the file named by password_file
+// (one trailing newline dropped: a mounted secret, the recommended way),
+// the URL (zk://app:pa%24%24@h1, handy on a workstation, but the string
+// then shows up wherever it is passed, logged or printed), or, when the
+// string gives none, the EnvPassword variable. A user without a password
+// is an error.
+//
+// Options given to Open apply after the ones from the string, so they
+// override them.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Client, error) {
 	servers, dsnOpts, err := ParseDSN(dsn)
 	if err != nil {
@@ -42,74 +88,136 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Client, error) {
 	return Connect(ctx, servers, append(dsnOpts, opts...)...)
 }
 
-// ParseDSN splits a connection string (see Open) into servers and options.
+// ParseDSN splits a connection string (see Open) into servers, as
+// "host:port" or "[ipv6]:port" with the default port filled in, and
+// options. It reads the password file or EnvPassword when the string asks
+// for them, and touches no network.
 func ParseDSN(dsn string) (servers []string, opts []Option, err error) {
-	dsn = strings.TrimSpace(dsn)
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: connection string %q: %s", ErrInvalidOption, dsn, fmt.Sprintf(format, a...))
+	d, err := parseDSN(dsn)
+	if err != nil {
+		return nil, nil, err
 	}
-	if dsn == "" {
-		return nil, nil, bad("empty")
+	return d.servers, d.opts, nil
+}
+
+// dsnParser holds a connection string being parsed.
+type dsnParser struct {
+	raw     string // trimmed, as given
+	url     bool   // zk:// form
+	servers []string
+	root    string // "": none given
+	opts    []Option
+}
+
+// bad returns an error naming the connection string, its password
+// masked.
+func (d *dsnParser) bad(format string, a ...any) error {
+	return fmt.Errorf("%w: connection string %q: %s", ErrInvalidOption, redact(d.raw), fmt.Sprintf(format, a...))
+}
+
+func parseDSN(dsn string) (*dsnParser, error) {
+	d := &dsnParser{raw: strings.TrimSpace(dsn)}
+	if d.raw == "" {
+		return nil, d.bad("empty")
 	}
-	hosts := dsn
-	var q url.Values
-	if scheme, rest, ok := strings.Cut(dsn, "://"); ok {
-		if scheme != "zk" {
-			return nil, nil, bad("scheme must be zk://")
+	rest := d.raw
+	if scheme, after, ok := strings.Cut(rest, "://"); ok {
+		if !strings.EqualFold(scheme, "zk") {
+			return nil, d.bad("unknown scheme %q (want zk://, or ZooKeeper's connect string h1:2181,h2:2181/root)", scheme+"://")
 		}
-		// url.Parse cannot take several host:port pairs: split by hand.
-		rest, query, _ := strings.Cut(rest, "?")
-		hosts = rest
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			hosts = rest[:i]
-			if path := strings.TrimSuffix(rest[i:], "/"); path != "" {
-				opts = append(opts, WithRoot(path))
-			}
+		d.url, rest = true, after
+	}
+	rest, query, hasQuery := strings.Cut(rest, "?")
+	if d.url && strings.Contains(d.raw, "#") {
+		return nil, d.bad(`"#" must be written %%23 in a zk:// URL`)
+	}
+	hosts, path := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		hosts, path = rest[:i], rest[i:]
+	}
+	var user, password string
+	var hasUser, hasPassword bool
+	if i := strings.LastIndexByte(hosts, '@'); i >= 0 {
+		if !d.url {
+			user, _, _ := strings.Cut(hosts[:i], ":")
+			return nil, d.bad("user info (%q) is only taken in the zk:// form: zk://%s@HOSTS..., with the password in password_file, the URL or $%s",
+				user+"@", user, EnvPassword)
 		}
 		var err error
-		if q, err = url.ParseQuery(query); err != nil {
-			return nil, nil, bad("%v", err)
+		if user, password, hasPassword, err = d.userInfo(hosts[:i]); err != nil {
+			return nil, err
+		}
+		hosts, hasUser = hosts[i+1:], true
+	}
+	if err := d.parseHosts(hosts); err != nil {
+		return nil, err
+	}
+	if err := d.parseRoot(path); err != nil {
+		return nil, err
+	}
+	var passwordFile string
+	if hasQuery {
+		var err error
+		if passwordFile, err = d.parseParams(query); err != nil {
+			return nil, err
 		}
 	}
-	for _, h := range strings.Split(hosts, ",") {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
-		}
-		if !strings.Contains(h, ":") {
-			h += ":2181"
-		}
-		servers = append(servers, h)
+	if err := d.auth(hasUser, user, password, hasPassword, passwordFile); err != nil {
+		return nil, err
 	}
-	if len(servers) == 0 {
-		return nil, nil, bad("no servers")
-	}
-	for k, vs := range q {
-		v := vs[len(vs)-1]
-		switch k {
-		case "session_timeout", "loss_margin":
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return nil, nil, bad("%s: %v", k, err)
-			}
-			if k == "session_timeout" {
-				opts = append(opts, WithSessionTimeout(d))
-			} else {
-				opts = append(opts, WithLossMargin(d))
-			}
-		case "label":
-			opts = append(opts, WithLabel(v))
-		case "user", "password":
-			// handled below
-		default:
-			return nil, nil, bad("unknown parameter %q", k)
+	return d, nil
+}
+
+// parseRoot takes the path after the hosts: the root.
+func (d *dsnParser) parseRoot(path string) error {
+	if d.url {
+		p, err := url.PathUnescape(path)
+		if err != nil {
+			return d.bad("root %q: bad percent-encoding", path)
 		}
+		path = p
 	}
-	if u, p := q.Get("user"), q.Get("password"); u != "" || p != "" {
-		if u == "" || p == "" {
-			return nil, nil, bad("user and password go together")
+	if path == "" || path == "/" {
+		return nil
+	}
+	if strings.HasSuffix(path, "/") {
+		return d.bad("root %q: must not end with \"/\"", path)
+	}
+	if r, _ := utf8.DecodeLastRuneInString(path); unicode.IsSpace(r) {
+		return d.bad("root %q: ends with a blank", path)
+	}
+	if err := validateZnodePath(path); err != nil {
+		reason := err.Error()
+		if re := (*ResourceError)(nil); errors.As(err, &re) {
+			reason = re.Reason
 		}
-		opts = append(opts, WithDigestAuth(u, p))
+		return d.bad("root %q: %s", path, reason)
 	}
-	return servers, opts, nil
+	d.root = path
+	d.opts = append(d.opts, WithRoot(path))
+	return nil
+}
+
+// redact masks the password of a string's user info, even in a string
+// that does not parse.
+func redact(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		scheme, rest = "", s
+	} else {
+		scheme += "://"
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return s
+	}
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return s
+	}
+	return scheme + user + ":xxxxx" + rest[at:]
 }

@@ -1,0 +1,165 @@
+package zklock
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// parseHosts takes the comma-separated host list of a connection string.
+func (d *dsnParser) parseHosts(list string) error {
+	if strings.TrimSpace(list) == "" {
+		return d.bad("no host (want host[:port],...)")
+	}
+	parts := strings.Split(list, ",")
+	seen := map[string]int{}
+	for i, part := range parts {
+		part = strings.Trim(part, " \t")
+		server, err := parseHost(part)
+		if err != nil {
+			if len(parts) == 1 {
+				return d.bad("%v", err)
+			}
+			return d.bad("host %d of %d: %v", i+1, len(parts), err)
+		}
+		if j, dup := seen[strings.ToLower(server)]; dup {
+			return d.bad("host %d of %d: %s repeats host %d", i+1, len(parts), server, j+1)
+		}
+		seen[strings.ToLower(server)] = i
+		d.servers = append(d.servers, server)
+	}
+	return nil
+}
+
+// parseHost checks one host of a list, name[:port], ipv4[:port] or
+// [ipv6][:port], and returns it as host:port.
+func parseHost(s string) (string, error) {
+	if s == "" {
+		return "", fmt.Errorf("empty (two commas in a row, or a comma at an end)")
+	}
+	var host, port string
+	hasPort := false
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", fmt.Errorf("%q: missing \"]\" after the IPv6 address", s)
+		}
+		host = s[1:end]
+		switch after := s[end+1:]; {
+		case after == "":
+		case after[0] == ':':
+			port, hasPort = after[1:], true
+		default:
+			return "", fmt.Errorf("%q: want [IPv6] or [IPv6]:port", s)
+		}
+		a, err := netip.ParseAddr(host)
+		if err != nil || !a.Is6() {
+			return "", fmt.Errorf("%q: %q is not an IPv6 address (brackets are for IPv6 only)", s, host)
+		}
+		if z := a.Zone(); a.Zone() != "" && strings.Trim(z, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+			return "", fmt.Errorf("%q: bad zone %q (want an interface name, as in [fe80::1%%eth0])", s, z)
+		}
+	} else {
+		switch strings.Count(s, ":") {
+		case 0:
+			host = s
+		case 1:
+			host, port, _ = strings.Cut(s, ":")
+			hasPort = true
+		default:
+			return "", fmt.Errorf("%q: an IPv6 address must be in brackets, as [%s] or [%s]:%d (a bare one is ambiguous: its last group could be a port)", s, s, s, DefaultPort)
+		}
+		if err := checkHostName(host); err != nil {
+			return "", fmt.Errorf("%q: %v", s, err)
+		}
+	}
+	p := DefaultPort
+	if hasPort {
+		var err error
+		if p, err = parsePort(port); err != nil {
+			return "", fmt.Errorf("%q: %v", s, err)
+		}
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p)), nil
+}
+
+// checkHostName checks a host name or IPv4 address.
+func checkHostName(h string) error {
+	if h == "" {
+		return fmt.Errorf("empty host name")
+	}
+	if len(h) > 253 {
+		return fmt.Errorf("host name longer than 253 bytes")
+	}
+	digits := true
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case '0' <= c && c <= '9' || c == '.':
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_':
+			digits = false
+		case c == '@':
+			return fmt.Errorf("%q in a host name: user info is only taken in the zk:// form (zk://USER@HOSTS)", "@")
+		default:
+			return fmt.Errorf("invalid character %q in host name %q", c, h)
+		}
+	}
+	if digits {
+		if _, err := netip.ParseAddr(h); err != nil {
+			return fmt.Errorf("%q is not an IPv4 address", h)
+		}
+		return nil
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" {
+			return fmt.Errorf("empty label in host name %q", h)
+		}
+	}
+	return nil
+}
+
+// parsePort parses a decimal port number from 1 to 65535.
+func parsePort(s string) (int, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty port (omit the colon for port %d)", DefaultPort)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("port %q is not a number", s)
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("port %s is out of range (1 to 65535)", s)
+	}
+	return n, nil
+}
+
+// checkServers checks the servers given to Connect as ParseDSN checks the
+// hosts of a connection string, and returns them as host:port, the
+// default port filled in.
+func checkServers(servers []string) ([]string, error) {
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("%w: no ZooKeeper servers given", ErrInvalidOption)
+	}
+	out := make([]string, 0, len(servers))
+	seen := map[string]bool{}
+	for _, s := range servers {
+		server, err := parseHost(strings.Trim(s, " \t"))
+		if err == nil && seen[strings.ToLower(server)] {
+			err = fmt.Errorf("given twice")
+		}
+		if err != nil {
+			hint := ""
+			if strings.ContainsAny(s, ",/?") {
+				hint = " (a connection string goes to Open)"
+			}
+			return nil, fmt.Errorf("%w: server %q: %v%s", ErrInvalidOption, s, err, hint)
+		}
+		seen[strings.ToLower(server)] = true
+		out = append(out, server)
+	}
+	return out, nil
+}
