@@ -49,7 +49,9 @@ type Client struct {
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers
-// ("host:port") and waits until it is established. If ctx has no deadline,
+// ("host:port", "[ipv6]:port", or a host alone for DefaultPort; checked
+// as Open checks the hosts of a connection string) and waits until it is
+// established. If ctx has no deadline,
 // Connect gives up after twice the session timeout. An unreachable ensemble
 // returns an error matching ErrUnavailable and the context's error.
 func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
@@ -63,13 +65,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, cfg.err
 	}
 	cfg.acl = append(slices.Clone(cfg.acl), cfg.adminACL...)
-	if len(servers) == 0 {
-		return nil, fmt.Errorf("%w: no ZooKeeper servers given", ErrInvalidOption)
-	}
-	for _, s := range servers {
-		if _, _, err := net.SplitHostPort(s); err != nil {
-			return nil, fmt.Errorf("%w: server %q: %v", ErrInvalidOption, s, err)
-		}
+	servers, err := checkServers(servers)
+	if err != nil {
+		return nil, err
 	}
 	host, _ := os.Hostname()
 	owner, _ := json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})

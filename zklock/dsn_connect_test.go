@@ -1,0 +1,58 @@
+package zklock
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Connect checks its servers as ParseDSN checks the hosts of a string: a
+// host ParseDSN accepts alone, Connect accepts and normalizes the same
+// way, and one it refuses, Connect refuses with ErrInvalidOption before
+// dialing.
+func TestConnectChecksServersLikeParseDSN(t *testing.T) {
+	for _, h := range []string{
+		"127.0.0.1:2181", "h1", "h1:02181", "[::1]", "[::1]:2182", "zk-1.example.com.:1", "my_host:65535",
+		"h1:", "h1:0", "h1:65536", "h1:x", ":2181", "::1", "[::1", "[::1]x", "[1.2.3.4]", "h 1", "a..b", "1.2.3.256",
+	} {
+		servers, _, perr := ParseDSN(h)
+		got, cerr := checkServers([]string{h})
+		if (perr == nil) != (cerr == nil) {
+			t.Errorf("%q: ParseDSN error %v, Connect's check %v", h, perr, cerr)
+			continue
+		}
+		if cerr == nil {
+			if !slices.Equal(got, servers) {
+				t.Errorf("%q: Connect uses %v, ParseDSN returns %v", h, got, servers)
+			}
+			if _, _, err := net.SplitHostPort(got[0]); err != nil {
+				t.Errorf("%q: checked server %q does not split: %v", h, got[0], err)
+			}
+			continue
+		}
+	}
+	// Connect refuses before dialing a bad host, and a connection string.
+	for _, h := range []string{"", "h1:0", "::1", "user@h1", "h1:2181,h2:2181", "h1/app", "h1?session_timeout=1s"} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := Connect(ctx, []string{h})
+		cancel()
+		if !errors.Is(err, ErrInvalidOption) || errors.Is(err, ErrUnavailable) {
+			t.Errorf("Connect(%q) = %v, want ErrInvalidOption", h, err)
+		}
+	}
+	_, err := checkServers([]string{"h1:2181,h2:2181/app"})
+	if err == nil || !strings.Contains(err.Error(), "(a connection string goes to Open)") {
+		t.Errorf("a connection string given to Connect: %v", err)
+	}
+	_, err = checkServers([]string{"h1", "h1:2181"})
+	if err == nil || !strings.Contains(err.Error(), `server "h1:2181": given twice`) {
+		t.Errorf("a server given twice to Connect: %v", err)
+	}
+	if _, err := checkServers(nil); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("no servers: %v", err)
+	}
+}
