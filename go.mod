@@ -37,3 +37,5 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
+
+tool github.com/zklockkit/zklockkit/codegen/cmd/zklockgen

@@ -61,10 +61,10 @@ func TestIntegration_GeneratedCode(t *testing.T) {
 	t.Logf("go test in the generated module:\n%s", out)
 }
 
-// The //go:generate line of the testdata packages works from a clean
-// module (go run resolves the command through the module's requirements),
-// writes what the library generates, and zklockgen -check then passes; it
-// fails once a file is stale or missing.
+// The //go:generate line of the testdata packages (go tool zklockgen)
+// works in a module that names zklockgen as a tool, writes what the
+// library generates, and zklockgen -check then passes; it fails once a
+// file is stale or missing.
 func TestGoGenerateAndCheck(t *testing.T) {
 	dir := testmod.New(t, "testdata/mod")
 	if out, err := testmod.Go(t, dir, nil, append([]string{"generate"}, runnable...)...); err != nil {
@@ -77,7 +77,7 @@ func TestGoGenerateAndCheck(t *testing.T) {
 		}
 		compareGolden(t, filepath.Join("testdata/mod", pkg, codegen.DefaultOutput+".golden"), got)
 	}
-	zklockgen := []string{"run", "github.com/zklockkit/zklockkit/codegen/cmd/zklockgen"}
+	zklockgen := []string{"tool", "zklockgen"}
 	check := append(append(zklockgen, "-check"), runnable...)
 	if out, err := testmod.Go(t, dir, nil, check...); err != nil {
 		t.Fatalf("zklockgen -check after go generate: %v\n%s", err, out)

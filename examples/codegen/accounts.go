@@ -1,6 +1,6 @@
 package main
 
-//go:generate go run github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+//go:generate go tool zklockgen
 
 import (
 	"context"

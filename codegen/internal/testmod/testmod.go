@@ -2,8 +2,9 @@
 // zklockgen: a copy of a testdata tree whose go.mod requires
 // github.com/zklockkit/zklockkit through a replace directive pointing at
 // the repository under test, so generated code is built against the
-// working tree. The module cache must already hold every dependency (the
-// repository's go.sum is copied); GOPROXY is left as it is.
+// working tree, and names zklockgen as a tool. The module cache must
+// already hold every dependency (the repository's go.sum is copied);
+// GOPROXY is left as it is.
 package testmod
 
 import (
@@ -23,6 +24,15 @@ import (
 const Path = "example.com/zkgen"
 
 const repoModule = "github.com/zklockkit/zklockkit"
+
+// Tool is zklockgen's package, named by a tool directive in the go.mod of
+// every temporary module, as "go get -tool" writes it: //go:generate go
+// tool zklockgen then works there.
+const Tool = repoModule + "/codegen/cmd/zklockgen"
+
+// ZeroVersion is the version a temporary module requires the repository
+// at; the replace directive points it at the working tree.
+const ZeroVersion = "v0.0.0-00010101000000-000000000000"
 
 // Root returns the repository root: the nearest directory at or above the
 // working directory whose go.mod declares github.com/zklockkit/zklockkit.
@@ -88,8 +98,12 @@ func New(t testing.TB, src string) string {
 	if err != nil {
 		t.Fatalf("testmod: copying %s: %v", src, err)
 	}
-	gomod := "module " + Path + "\n\ngo 1.26\n\nrequire " + repoModule + " v0.0.0-00010101000000-000000000000\n\n" +
-		"replace " + repoModule + " => " + root + "\n"
+	// The repository's requirements, as go get -tool would have added
+	// them: go tool refuses to run from a go.mod that lacks the tool's
+	// dependencies, whatever -mod says.
+	gomod := "module " + Path + "\n\ngo 1.26\n\nrequire " + repoModule + " " + ZeroVersion + "\n\n" +
+		"require (\n" + requirements(t, filepath.Join(root, "go.mod")) + ")\n\n" +
+		"replace " + repoModule + " => " + root + "\n\ntool " + Tool + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +115,33 @@ func New(t testing.TB, src string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// requirements returns the module requirements of a go.mod file, one
+// "path version" a line.
+func requirements(t testing.TB, gomod string) string {
+	t.Helper()
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	block := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "require (":
+			block = true
+		case block && line == ")":
+			block = false
+		case block && line != "":
+			out.WriteString("\t" + line + "\n")
+		case strings.HasPrefix(line, "require "):
+			out.WriteString("\t" + strings.TrimPrefix(line, "require ") + "\n")
+		}
+	}
+	return out.String()
 }
 
 // Env returns the environment for go commands in a temporary module: the

@@ -3,7 +3,7 @@
 // generated wrapper against ZooKeeper.
 package bank
 
-//go:generate go run github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+//go:generate go tool zklockgen
 
 import (
 	"context"

@@ -4,7 +4,7 @@
 // checks the resource names the generated code computes.
 package forms
 
-//go:generate go run github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+//go:generate go tool zklockgen
 
 import (
 	"context"
