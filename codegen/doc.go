@@ -6,10 +6,18 @@
 //
 // # Quick start
 //
-// Mark the methods, and add the //go:generate line to one file of the
-// package:
+// Add the library and, as a tool, the generator to the module, once:
 //
-//	//go:generate go run github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+//	go get github.com/zklockkit/zklockkit/zklock
+//	go get -tool github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+//
+// The second line records zklockgen with a tool directive in go.mod and
+// its dependencies in go.mod and go.sum, at the version of zklockkit the
+// module requires, so the generator and the library the generated code
+// calls always match. Then mark the methods, and add the //go:generate
+// line to one file of the package:
+//
+//	//go:generate go tool zklockgen
 //
 //	type Accounts struct{ db *sql.DB }
 //
@@ -26,15 +34,17 @@
 //	accounts := NewLockedAccounts(&Accounts{db: db}, c)
 //	err = accounts.Withdraw(ctx, "42", 100) // holds "accounts/42" while Accounts.Withdraw runs
 //
-// The module path is resolved by the go command, so the //go:generate line
-// works in any module that requires github.com/zklockkit/zklockkit.
+// go run github.com/zklockkit/zklockkit/codegen/cmd/zklockgen also works,
+// but only once the module's go.sum holds the generator's own
+// dependencies (golang.org/x/tools), which go get -tool records.
 //
 // # Directives
 //
-// A directive is a line comment starting with exactly "//zklock:" (no
-// space: it is a Go directive, which go/ast's CommentGroup.Text drops) in
-// the doc comment of a function or method. All such lines of one doc
-// comment make one directive. Its grammar:
+// A directive is a line comment starting with exactly "//zklock:" and a
+// lower-case option name, with no space in between (it is then a Go
+// directive, which gofmt keeps as it is and go/ast's CommentGroup.Text
+// drops), in the doc comment of a function or method. All such lines of one doc comment make one
+// directive. Its grammar:
 //
 //	directive   = "//zklock:" option { blank option } .
 //	option      = "resource=" template | "mode=" mode | "wait=" duration | "try" .
@@ -58,9 +68,46 @@
 //     with zklock.ErrInvalidResource.
 //   - mode=exclusive (the default), mode=read or mode=write: zklock.WithMode.
 //   - wait=DURATION: zklock.MaxWait; the acquire fails with
-//     zklock.ErrWaitTimeout when the lock is not held in time.
+//     zklock.ErrWaitTimeout when the lock is not held in time. A duration
+//     has a unit: wait=5 is an error that suggests wait=5s (wait=250,
+//     wait=250ms; wait=5sec, wait=5s).
 //   - try: zklock.Try; the acquire fails at once with zklock.ErrLocked
 //     when the lock is busy. try and wait= exclude each other.
+//
+// # Near misses
+//
+// A comment that looks like a directive but is not one would leave the
+// method it marks unlocked, silently: gofmt turns "//zklock: resource=a"
+// into "// zklock: resource=a", which Go no longer reads as a directive.
+// So a comment line whose text, after the "//" or in a /* */ comment,
+// reads
+//
+//	[blanks] zklock [blanks] ":" [blanks] options
+//
+// with "zklock" in any case, and that is not a directive, is an error
+// that names what is wrong and gives the line to write:
+//
+//	./accounts.go:12:1: malformed //zklock: directive (space after "//"): write //zklock:resource=accounts/{id}
+//
+// This covers "// zklock:", "//zklock: resource=" (and "// zklock: ..."
+// as gofmt writes it), "//ZKLOCK:", "//zklock :", a quote or an upper-case
+// letter right after the colon ("//zklock:Resource="), a directive in a
+// /* */ comment, and "//zklock:" followed by anything but an option name.
+// Options here means: nothing, "try", a word NAME=..., or an option name
+// alone, so that prose such as "// zklock: the caller holds the lock" is
+// not reported. Where the line is does not matter: a near miss on a type,
+// a field, in a body or after a declaration is reported the same way.
+// Only lines that start with the word count; a directive quoted in text
+// or commented out ("// //zklock:resource=a") is not a near miss.
+//
+// A name one edit away from zklock (a letter added, dropped, replaced, or
+// two swapped: //zklok:, //zlock:, //zkloc:, //zklocks:, // zk-lock:)
+// followed by options is a warning:
+//
+//	./jobs.go:7:1: warning: possible misspelled //zklock: directive ("zklok"): write //zklock:resource=jobs/{id} if it is meant to lock
+//
+// zklockgen prints warnings and goes on; with -strict they are errors.
+// The library, without WithWarnings, treats them as errors.
 //
 // # Placeholders
 //
@@ -143,21 +190,23 @@
 //
 // # The zklockgen command
 //
-//	zklockgen [-type T,F] [-output file] [-tags list] [-check] [package ...]
+//	zklockgen [-type T,F] [-output file] [-tags list] [-check] [-strict] [package ...]
 //
 // The packages default to "." (go generate runs the command in the
 // directory of the file holding the //go:generate line). -type restricts
 // generation to the named receiver types and package-level functions.
-// -check writes nothing and exits 1 when a file is missing or differs from
-// what would be generated, for CI; CI can also run
+// -strict makes warnings errors (see Near misses). -check writes nothing
+// and exits 1 when a file is missing or differs from what would be
+// generated, for CI; CI can also run
 //
 //	go generate ./... && git diff --exit-code
 //
 // # Errors
 //
 // Problems are reported like the Go compiler does, one a line as
-// "file:line:col: message", and the command exits 1. Each of these is an
-// error, at the position of the offending text:
+// "file:line:col: message" ("file:line:col: warning: message" for a
+// warning), and the command exits 1 when there is an error. Each of these
+// is an error, at the position of the offending text:
 //
 //   - a malformed option (unknown name, missing or bad value, an option
 //     other than resource= given twice, a resource= template given twice,
@@ -172,6 +221,9 @@
 //   - a generic receiver type or a generic function (not supported);
 //   - a directive that is not in the doc comment of a function or method
 //     (on a type, a variable, a field, inside a body, or apart);
+//   - a comment that looks like a directive and is not one, and, with
+//     -strict, one whose name is one edit away from zklock (see Near
+//     misses);
 //   - a generated name (LockedT, NewLockedT, LockedF) already declared in
 //     the package, or a type T with a method named T, which the embedded
 //     field would hide;
@@ -183,7 +235,8 @@
 //
 // [Generate] does the work of the command and returns the files (see
 // [File.Write] and [File.Stale]); source problems come back as an
-// [ErrorList] of [*Error].
+// [ErrorList] of [*Error], and warnings go to the [WithWarnings]
+// function, or into the ErrorList without it.
 //
 // [zklock.Locker]: https://pkg.go.dev/github.com/zklockkit/zklockkit/zklock#Locker
 package codegen

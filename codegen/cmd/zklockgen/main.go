@@ -1,16 +1,24 @@
 // Command zklockgen generates wrappers that hold ZooKeeper locks around the
-// functions and methods marked with //zklock: directives. Put this line in
-// a file of the package:
+// functions and methods marked with //zklock: directives. Add it to the
+// module's tools:
 //
-//	//go:generate go run github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+//	go get -tool github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+//
+// and put this line in a file of the package:
+//
+//	//go:generate go tool zklockgen
 //
 // Usage:
 //
-//	zklockgen [-type T,F] [-output file] [-tags list] [-check] [package ...]
+//	zklockgen [-type T,F] [-output file] [-tags list] [-check] [-strict] [package ...]
 //
 // The directive language, what is generated and the error messages are
 // described in the documentation of package
 // github.com/zklockkit/zklockkit/codegen.
+//
+// Warnings (a comment such as //zklok:resource=a that may be a misspelled
+// directive) are printed to standard error and do not change the exit
+// status, unless -strict makes them errors.
 //
 // Exit status: 0 on success, 1 for errors in the source or (with -check) a
 // stale or missing generated file, 2 for bad usage.
