@@ -18,14 +18,16 @@ func (d *dsnParser) parseHosts(list string) error {
 	for i, part := range parts {
 		part = strings.Trim(part, " \t")
 		server, err := parseHost(part)
-		if err != nil {
-			if len(parts) == 1 {
-				return d.bad("%v", err)
-			}
+		switch {
+		case err != nil && len(parts) == 1:
+			return d.bad("%v", err)
+		case err != nil && part == "":
 			return d.bad("host %d of %d: %v", i+1, len(parts), err)
+		case err != nil:
+			return d.bad("host %d of %d (%q): %v", i+1, len(parts), part, err)
 		}
 		if j, dup := seen[strings.ToLower(server)]; dup {
-			return d.bad("host %d of %d: %s repeats host %d", i+1, len(parts), server, j+1)
+			return d.bad("host %d of %d (%q): repeats host %d (%s)", i+1, len(parts), part, j+1, d.servers[j])
 		}
 		seen[strings.ToLower(server)] = i
 		d.servers = append(d.servers, server)
@@ -37,14 +39,17 @@ func (d *dsnParser) parseHosts(list string) error {
 // [ipv6][:port], and returns it as host:port.
 func parseHost(s string) (string, error) {
 	if s == "" {
-		return "", fmt.Errorf("empty (two commas in a row, or a comma at an end)")
+		return "", fmt.Errorf("empty host (two commas in a row, or a comma at an end)")
 	}
 	var host, port string
 	hasPort := false
+	if strings.ContainsAny(s, " \t") {
+		return "", fmt.Errorf("blank inside a host (separate hosts with commas)")
+	}
 	if strings.HasPrefix(s, "[") {
 		end := strings.IndexByte(s, ']')
 		if end < 0 {
-			return "", fmt.Errorf("%q: missing \"]\" after the IPv6 address", s)
+			return "", fmt.Errorf("missing \"]\" after the IPv6 address")
 		}
 		host = s[1:end]
 		switch after := s[end+1:]; {
@@ -52,14 +57,14 @@ func parseHost(s string) (string, error) {
 		case after[0] == ':':
 			port, hasPort = after[1:], true
 		default:
-			return "", fmt.Errorf("%q: want [IPv6] or [IPv6]:port", s)
+			return "", fmt.Errorf("want [IPv6] or [IPv6]:port")
 		}
 		a, err := netip.ParseAddr(host)
 		if err != nil || !a.Is6() {
-			return "", fmt.Errorf("%q: %q is not an IPv6 address (brackets are for IPv6 only)", s, host)
+			return "", fmt.Errorf("%q is not an IPv6 address (brackets are for IPv6 only)", host)
 		}
 		if z := a.Zone(); a.Zone() != "" && strings.Trim(z, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
-			return "", fmt.Errorf("%q: bad zone %q (want an interface name, as in [fe80::1%%eth0])", s, z)
+			return "", fmt.Errorf("bad zone %q (want an interface name, as in [fe80::1%%eth0])", z)
 		}
 	} else {
 		switch strings.Count(s, ":") {
@@ -69,20 +74,36 @@ func parseHost(s string) (string, error) {
 			host, port, _ = strings.Cut(s, ":")
 			hasPort = true
 		default:
-			return "", fmt.Errorf("%q: an IPv6 address must be in brackets, as [%s] or [%s]:%d (a bare one is ambiguous: its last group could be a port)", s, s, s, DefaultPort)
+			return "", colons(s)
 		}
 		if err := checkHostName(host); err != nil {
-			return "", fmt.Errorf("%q: %v", s, err)
+			return "", err
 		}
 	}
 	p := DefaultPort
 	if hasPort {
 		var err error
 		if p, err = parsePort(port); err != nil {
-			return "", fmt.Errorf("%q: %v", s, err)
+			return "", err
 		}
 	}
 	return net.JoinHostPort(host, strconv.Itoa(p)), nil
+}
+
+// colons explains a host with more than one colon: a bare IPv6 address,
+// or a typo.
+func colons(s string) error {
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is6() {
+		return fmt.Errorf("too many colons (write host:port, with an IPv6 address in brackets: [::1]:%d)", DefaultPort)
+	}
+	also := ""
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		if b, err := netip.ParseAddr(s[:i]); err == nil && b.Is6() && s[i+1:] != "" {
+			also = fmt.Sprintf(", or [%s]:%s if %s is the port", s[:i], s[i+1:], s[i+1:])
+		}
+	}
+	return fmt.Errorf("an IPv6 address must be in brackets, as [%s] or [%s]:%d%s (a bare one is ambiguous: its last group could be a port)", s, s, DefaultPort, also)
 }
 
 // checkHostName checks a host name or IPv4 address.
