@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,8 +14,9 @@ import (
 )
 
 // EnvPassword is read for the digest password when --user is given without
-// --password, so the password need not appear in the process list.
-const EnvPassword = "ZKLOCK_PASSWORD"
+// --password, so the password need not appear in the process list. It is
+// zklock's: a connection string with a user and no password reads it too.
+const EnvPassword = zklock.EnvPassword
 
 // DefaultConnectTimeout is how long a subcommand waits for a ZooKeeper
 // session before it exits with ExitUnreachable.
@@ -38,8 +38,8 @@ type connFlags struct {
 
 func (c *connFlags) register(fs *flag.FlagSet) {
 	c.fs = fs
-	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `servers`: \"h1:2181,h2:2181\" or \"zk://h1,h2/root?session_timeout=10s\" (default $"+zklock.EnvServers+", else "+zklock.DefaultServers+")")
-	fs.StringVar(&c.root, "root", "", "znode under which resource queues live (default: the path of a zk:// --servers, else "+zklock.DefaultRoot+")")
+	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `servers`: ZooKeeper's connect string \"h1:2181,h2:2181/root\" or \"zk://h1,h2/root?session_timeout=10s\" (default $"+zklock.EnvServers+", else "+zklock.DefaultServers+")")
+	fs.StringVar(&c.root, "root", "", "znode under which resource queues live (default: the path (chroot) of --servers, else "+zklock.DefaultRoot+")")
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", 0, "ZooKeeper session timeout to ask for (default: from --servers, else "+zklock.DefaultSessionTimeout.String()+")")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", DefaultConnectTimeout, "give up (exit 113) when no session is established within this `duration`")
 	fs.StringVar(&c.user, "user", "", "digest authentication `user` (zklock.WithDigestAuth): nodes created are writable only by this identity")
@@ -57,23 +57,17 @@ func (c *connFlags) dsn() string {
 }
 
 // validate checks every connection flag without touching the network.
+// The connection string is checked by zklock.ParseDSN, whose message
+// names the bad part.
 func (c *connFlags) validate(cmd string) ([]string, error) {
-	dsn := c.dsn()
-	servers, _, err := zklock.ParseDSN(dsn)
+	servers, _, err := zklock.ParseDSN(c.dsn())
 	if err != nil {
-		return nil, usageErrorf(cmd, "bad --servers: %s", trimPrefix(err))
-	}
-	for _, s := range servers {
-		host, port, err := net.SplitHostPort(s)
-		if err != nil {
-			return nil, usageErrorf(cmd, "bad server address %q in --servers: %v", s, err)
+		from := "--servers"
+		if strings.TrimSpace(c.servers) == "" {
+			from = "--servers (from $" + zklock.EnvServers + ")"
 		}
-		if host == "" {
-			return nil, usageErrorf(cmd, "bad server address %q in --servers: no host", s)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, usageErrorf(cmd, "bad server address %q in --servers: port must be a number from 1 to 65535", s)
-		}
+		msg := strings.TrimPrefix(err.Error(), zklock.ErrInvalidOption.Error()+": ")
+		return nil, usageErrorf(cmd, "bad %s: %s", from, msg)
 	}
 	if c.root != "" && (!strings.HasPrefix(c.root, "/") || c.root == "/" || strings.HasSuffix(c.root, "/")) {
 		return nil, usageErrorf(cmd, "bad --root %q: must be an absolute znode path such as /zklock", c.root)
