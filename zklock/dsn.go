@@ -60,23 +60,26 @@ func ServersFromEnv() string {
 // 65535; a host may appear once; blanks around a host are ignored. An
 // IPv6 address is written in brackets: a bare ::1 is refused, since its
 // last group could be read as a port. The path, when not just "/", is
-// the root under which resource queues live (WithRoot): ZooKeeper's
-// chroot. A "?" always starts the parameters (a root holding "?" can be
-// given with WithRoot), and each may appear once; durations are Go's
-// (10s, 1500ms). In the zk:// form the path, the user and the password
-// are percent-decoded (write "@" as %40); the native form is taken as
-// written, as ZooKeeper does. Anything else, an empty part between
-// commas, an unknown scheme or parameter, a root that is not a valid
-// znode path, is an error matching ErrInvalidOption whose message names
-// the part; the password is never part of a message.
+// the root under which named resources' queues live (WithRoot): ZooKeeper's
+// chroot, except that a RawPath resource stays where its path says. A
+// "?" always starts the parameters, in both forms (a root holding "?" is
+// written %3F in the zk:// form), and each parameter may appear once, with
+// a value; durations are Go's (10s, 1500ms). In the zk:// form the path,
+// the user and the password are percent-decoded (write "@" as %40); the
+// native form is taken as written, as ZooKeeper does; hosts are never
+// decoded. Anything else, such as an empty part between commas, an
+// unknown scheme or parameter, or a root that is not a valid znode path,
+// is an error matching ErrInvalidOption whose message names the part; the
+// password is never part of a message.
 //
 // User info in the zk:// form authenticates with a digest (WithDigestAuth).
 // The password comes from exactly one of: the file named by password_file
-// (one trailing newline dropped: a mounted secret, the recommended way),
-// the URL (zk://app:pa%24%24@h1, handy on a workstation, but the string
-// then shows up wherever it is passed, logged or printed), or, when the
-// string gives none, the EnvPassword variable. A user without a password
-// is an error.
+// (a regular file of at most 4 KiB, one trailing newline dropped: a
+// mounted secret, the recommended way), the URL (zk://app:pa%24%24@h1,
+// handy on a workstation, but the string then shows up wherever it is
+// passed, logged or printed), or, when the string gives neither, the
+// EnvPassword variable. A user without a password is an error. The native
+// form takes no user info. See docs/connecting.md.
 //
 // Options given to Open apply after the ones from the string, so they
 // override them.
