@@ -35,13 +35,27 @@ func TestConnectChecksServersLikeParseDSN(t *testing.T) {
 			continue
 		}
 	}
-	// Connect refuses before dialing a bad host, and a connection string.
-	for _, h := range []string{"", "h1:0", "::1", "user@h1", "h1:2181,h2:2181", "h1/app", "h1?session_timeout=1s"} {
+	// Connect refuses a bad host before dialing (the hosts resolve: the
+	// refusal is not go-zookeeper's failed lookup), and a connection
+	// string, naming the part.
+	for h, want := range map[string]string{
+		"":                          "empty host",
+		"127.0.0.1:0":               "port 0 is out of range",
+		"localhost:65536":           "port 65536 is out of range",
+		"127.0.0.1:x":               `port "x" is not a number`,
+		"localhost:":                "empty port",
+		"::1":                       "an IPv6 address must be in brackets",
+		"[127.0.0.1]:2181":          "is not an IPv6 address",
+		"user@localhost":            "user info is only taken in the zk:// form",
+		"127.0.0.1:2181,localhost":  "(a connection string goes to Open)",
+		"127.0.0.1/app":             "invalid character '/'",
+		"127.0.0.1?session_timeout": "invalid character '?'",
+	} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_, err := Connect(ctx, []string{h})
 		cancel()
-		if !errors.Is(err, ErrInvalidOption) || errors.Is(err, ErrUnavailable) {
-			t.Errorf("Connect(%q) = %v, want ErrInvalidOption", h, err)
+		if !errors.Is(err, ErrInvalidOption) || errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Connect(%q) = %v, want ErrInvalidOption saying %q", h, err, want)
 		}
 	}
 	_, err := checkServers([]string{"h1:2181,h2:2181/app"})
