@@ -3,6 +3,7 @@ package codegen
 import (
 	"go/ast"
 	"go/token"
+	"strconv"
 	"strings"
 )
 
@@ -92,7 +93,7 @@ func checkLine(line string, block, exact bool) (nearMiss, bool) {
 		why = append(why, `space after "//"`)
 	}
 	if !typo && name != "zklock" {
-		why = append(why, `"`+name+`" is not lower case`)
+		why = append(why, strconv.Quote(name)+" is not lower case")
 	}
 	if len(afterName) < len(rest) {
 		why = append(why, `space before ":"`)
@@ -118,12 +119,10 @@ func checkLine(line string, block, exact bool) (nearMiss, bool) {
 	}
 	if typo {
 		return nearMiss{warning: true,
-			msg: "possible misspelled //zklock: directive (" + quote(name) + "): write " + write + " if it is meant to lock"}, true
+			msg: "possible misspelled //zklock: directive (" + strconv.Quote(name) + "): write " + write + " if it is meant to lock"}, true
 	}
 	return nearMiss{msg: "malformed //zklock: directive (" + strings.Join(why, ", ") + "): write " + write}, true
 }
-
-func quote(s string) string { return `"` + s + `"` }
 
 func isNameByte(b byte) bool {
 	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_' || b == '-'
