@@ -96,6 +96,9 @@ func (c *Client) queuePath(resource string, raw bool) (string, error) {
 		if err := validateZnodePath(resource); err != nil {
 			return "", err
 		}
+		if c.cfg.chroot != "" && resource != "/" {
+			return c.cfg.chroot + resource, nil
+		}
 		return resource, nil
 	}
 	if err := ValidateResource(resource); err != nil {

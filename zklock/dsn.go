@@ -60,8 +60,9 @@ func ServersFromEnv() string {
 // 65535; a host may appear once; blanks around a host are ignored. An
 // IPv6 address is written in brackets: a bare ::1 is refused, since its
 // last group could be read as a port. The path, when not just "/", is
-// the root under which named resources' queues live (WithRoot): ZooKeeper's
-// chroot, except that a RawPath resource stays where its path says. A
+// the root under which named resources' queues live (WithRoot), and it is
+// ZooKeeper's chroot for RawPath resources: "/locks/job" on "zk1/app" is
+// /app/locks/job, as in Curator or kazoo connected to "zk1/app". A
 // "?" always starts the parameters, in both forms (a root holding "?" is
 // written %3F in the zk:// form), and each parameter may appear once, with
 // a value; durations are Go's (10s, 1500ms). In the zk:// form the path,
@@ -197,7 +198,7 @@ func (d *dsnParser) parseRoot(path string) error {
 		return d.bad("root %q: %s", path, reason)
 	}
 	d.root = path
-	d.opts = append(d.opts, WithRoot(path))
+	d.opts = append(d.opts, WithRoot(path), withChroot(path))
 	return nil
 }
 

@@ -243,7 +243,7 @@ func TestParseDSNRedactsPassword(t *testing.T) {
 }
 
 // Open takes ZooKeeper's native connect string: the chroot is the root,
-// and a lock node lands under it.
+// and a lock node lands under it; raw paths are under it too.
 func TestIntegration_OpenNativeConnectString(t *testing.T) {
 	chroot := zktest.UniqueRoot(t) + "/app"
 	dsn := zktest.Shared().Addr() + chroot + "?session_timeout=4s&label=native"
@@ -277,6 +277,27 @@ func TestIntegration_OpenNativeConnectString(t *testing.T) {
 	}
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// The path is the chroot of raw paths too, as for Curator and kazoo
+	// connected with the same string.
+	raw, err := c.Acquire(ctx, "/locks/job", RawPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := chroot + "/locks/job/"; !strings.HasPrefix(raw.Path(), want) {
+		t.Errorf("raw path lock node %s, want it under %s", raw.Path(), want)
+	}
+	if err := raw.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A root given with WithRoot moves named resources only.
+	plain, err := Connect(ctx, []string{zktest.Shared().Addr()}, WithRoot(chroot), WithSessionTimeout(4*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if p, err := plain.QueuePath("/locks/job", RawPath()); err != nil || p != "/locks/job" {
+		t.Errorf("QueuePath with WithRoot = %q, %v; want /locks/job", p, err)
 	}
 }
 

@@ -22,6 +22,7 @@ type Option func(*clientConfig)
 
 type clientConfig struct {
 	root           string
+	chroot         string // prefixes RawPath resources (a connection string's path)
 	sessionTimeout time.Duration
 	lossMargin     time.Duration // 0: sessionTimeout/4
 	acl            []zk.ACL
@@ -60,6 +61,17 @@ func WithRoot(path string) Option {
 			return
 		}
 		c.root = path
+	}
+}
+
+// withChroot makes RawPath resources relative to path, as ZooKeeper's
+// chroot does for Curator and kazoo: set by a connection string's path.
+func withChroot(path string) Option {
+	return func(c *clientConfig) {
+		if path == "/" {
+			path = ""
+		}
+		c.chroot = path
 	}
 }
 
