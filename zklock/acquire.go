@@ -24,13 +24,7 @@ var errRestart = errors.New("zklock: restart")
 // Try; ErrWaitTimeout; the context's error (also matching ErrUnavailable if
 // ZooKeeper was unreachable at the time); ErrClosed; ErrUpgrade.
 func (c *Client) Acquire(ctx context.Context, resource string, opts ...AcquireOption) (*Lease, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	return c.acquire(ctx, []string{resource}, cfg)
+	return c.acquire(ctx, []string{resource}, newAcquireConfig(opts))
 }
 
 // TryAcquire is Acquire with Try: it never waits for another holder and
@@ -44,12 +38,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, opts ...Acquir
 // cannot deadlock. On failure or cancellation everything already taken is
 // released. The lease is lost as soon as any part of it is lost.
 func (c *Client) AcquireAll(ctx context.Context, resources []string, opts ...AcquireOption) (*Lease, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
+	cfg := newAcquireConfig(opts)
 	if len(resources) == 0 {
 		return nil, &ResourceError{Reason: "no resources given"}
 	}
@@ -81,14 +70,8 @@ func (c *Client) targets(resources []string, raw bool) ([]target, error) {
 }
 
 // QueuePath returns the znode that holds resource's lock queue.
-func (c *Client) QueuePath(resource string, opts ...AcquireOption) (string, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	return c.queuePath(resource, cfg.raw)
+func (c *Client) QueuePath(resource string, opts ...QueueOption) (string, error) {
+	return c.queuePath(resource, newQueueConfig(opts).raw)
 }
 
 func (c *Client) queuePath(resource string, raw bool) (string, error) {
@@ -108,8 +91,8 @@ func (c *Client) queuePath(resource string, raw bool) (string, error) {
 }
 
 func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireConfig) (*Lease, error) {
-	if cfg.mode < Exclusive || cfg.mode > Election {
-		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalidOption, cfg.mode)
+	if cfg.mode < Exclusive || cfg.mode > Election || cfg.mode == Election && cfg.data == nil {
+		return nil, fmt.Errorf("%w: mode %v: acquire Exclusive, Read or Write, a semaphore with Limit, an election with Campaign or Lead", ErrInvalidOption, cfg.mode)
 	}
 	if err := cfg.check(); err != nil {
 		return nil, err

@@ -19,7 +19,11 @@ import (
 func (w *waiter) create(ctx context.Context) error {
 	c := w.c
 	id := newUUID()
-	prefix := w.target.parent + "/" + protectedPrefix + id + "-" + marker(w.cfg.mode)
+	mark := w.cfg.layout
+	if mark == "" {
+		mark = marker(w.cfg.mode)
+	}
+	prefix := w.target.parent + "/" + protectedPrefix + id + "-" + mark
 	mayExist := false // a create whose outcome is unknown may have made a node
 	w.n = nil         // a new node knows nothing of the last one (see wait)
 	ended := make(chan struct{})

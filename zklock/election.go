@@ -25,17 +25,22 @@ type Leader struct {
 // same rules as any lease: before another candidate can be elected), and
 // Release resigns. Candidates queue in arrival order; each watches only the
 // one ahead of it. Node names follow Curator's LeaderLatch
-// ("_c_<uuid>-latch-<seq>").
+// ("_c_<uuid>-latch-<seq>"). Lead runs a function while leading, and
+// campaigns again.
 //
 // value is stored in the candidate's node for observers (at most
-// MaxValueLen bytes, else ErrValueTooLarge).
+// MaxValueLen bytes, else ErrValueTooLarge); Lease.Proclaim changes it.
+// Options: MaxWait, Try, RawPath; a Mode, Limit or LeaseLabel is
+// ErrInvalidOption.
 func (c *Client) Campaign(ctx context.Context, election string, value []byte, opts ...AcquireOption) (*Lease, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	cfg := newAcquireConfig(opts)
+	if cfg.mode != Exclusive || cfg.limit != 0 || cfg.label != "" {
+		return nil, fmt.Errorf("%w: a campaign takes MaxWait, Try and RawPath only", ErrInvalidOption)
 	}
+	return c.campaign(ctx, election, value, cfg)
+}
+
+func (c *Client) campaign(ctx context.Context, election string, value []byte, cfg acquireConfig) (*Lease, error) {
 	if len(value) > MaxValueLen {
 		return nil, fmt.Errorf("%w: election value of %d bytes, the limit is %d", ErrValueTooLarge, len(value), MaxValueLen)
 	}
@@ -47,15 +52,42 @@ func (c *Client) Campaign(ctx context.Context, election string, value []byte, op
 	return c.acquire(ctx, []string{election}, cfg)
 }
 
-// Leader returns the current leader of election, or ErrNoLeader.
-func (c *Client) Leader(ctx context.Context, election string, opts ...AcquireOption) (Leader, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+// Proclaim changes the value of the election this lease leads, without a
+// new election (etcd's Proclaim): observers see the new value. It fails
+// with ErrInvalidOption on a lease that is not a leadership, with the
+// lease's Err once it has ended, and with ErrValueTooLarge.
+func (l *Lease) Proclaim(ctx context.Context, value []byte) error {
+	st := l.st
+	c, ok := st.owner.(*Client)
+	if !ok || st.mode != Election {
+		return fmt.Errorf("%w: Proclaim needs a lease from Campaign or Lead", ErrInvalidOption)
 	}
-	parent, err := c.queuePath(election, cfg.raw)
+	if len(value) > MaxValueLen {
+		return fmt.Errorf("%w: election value of %d bytes, the limit is %d", ErrValueTooLarge, len(value), MaxValueLen)
+	}
+	if err := l.Err(); err != nil {
+		return err
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(l.Path(), value, -1) })
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, zk.ErrNoNode):
+		// gone: the lease is lost, or about to be told so
+		if lerr := l.Err(); lerr != nil {
+			return lerr
+		}
+		return &LostError{Resource: st.resource, Reason: LossNodeDeleted}
+	}
+	return mapErr(err)
+}
+
+// Leader returns the current leader of election, or ErrNoLeader.
+func (c *Client) Leader(ctx context.Context, election string, opts ...QueueOption) (Leader, error) {
+	parent, err := c.queuePath(election, newQueueConfig(opts).raw)
 	if err != nil {
 		return Leader{}, err
 	}
@@ -116,10 +148,16 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 		type node struct {
 			data []byte
 			stat *zk.Stat
+			ch   <-chan zk.Event
 		}
 		n, err := call(ctx, func() (node, error) {
+			if watch {
+				// the leader's value may change too (Proclaim)
+				data, stat, ch, err := c.conn.GetW(path)
+				return node{data, stat, ch}, err
+			}
 			data, stat, err := c.conn.Get(path)
-			return node{data, stat}, err
+			return node{data, stat, nil}, err
 		})
 		data, stat := n.data, n.stat
 		if isCtxErr(err) {
@@ -136,21 +174,16 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			return Leader{}, nil, mapErr(err)
 		}
 		return Leader{Value: data, Path: path, SessionID: stat.EphemeralOwner, Token: stat.Czxid,
-			Since: time.UnixMilli(stat.Ctime)}, r.ch, nil
+			Since: time.UnixMilli(stat.Ctime)}, mergeEvents(r.ch, n.ch), nil
 	}
 }
 
-// Observe sends the leader of election each time it changes (a zero Leader
-// when there is none), starting with the current one, until ctx ends; then
-// it closes the channel. A slow reader sees only the latest leader.
-func (c *Client) Observe(ctx context.Context, election string, opts ...AcquireOption) (<-chan Leader, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	parent, err := c.queuePath(election, cfg.raw)
+// Observe sends the leader of election each time it changes, or its value
+// changes (Lease.Proclaim), starting with the current one (a zero Leader
+// when there is none), until ctx ends; then it closes the channel. A slow
+// reader sees only the latest.
+func (c *Client) Observe(ctx context.Context, election string, opts ...QueueOption) (<-chan Leader, error) {
+	parent, err := c.queuePath(election, newQueueConfig(opts).raw)
 	if err != nil {
 		return nil, err
 	}
@@ -194,4 +227,25 @@ func (c *Client) Observe(ctx context.Context, election string, opts ...AcquireOp
 		}
 	}()
 	return out, nil
+}
+
+// mergeEvents returns a channel that receives the first event of a or b
+// (either may be nil), or a itself when b is nil.
+func mergeEvents(a, b <-chan zk.Event) <-chan zk.Event {
+	if b == nil {
+		return a
+	}
+	out := make(chan zk.Event, 1)
+	go func() {
+		// Each go-zookeeper watch channel receives one event and is
+		// closed (or is closed when the session ends), so this goroutine
+		// ends with the first of them.
+		select {
+		case ev := <-a:
+			out <- ev
+		case ev := <-b:
+			out <- ev
+		}
+	}()
+	return out
 }

@@ -57,14 +57,9 @@ func (q *Queue) Waiters() []QueueNode {
 
 // Inspect reads the queue of resource: holders and ordered waiters with
 // their owners and ages. A resource nobody has locked has an empty queue.
-// Accepts RawPath and WithLimit (to tell semaphore holders from waiters).
-func (c *Client) Inspect(ctx context.Context, resource string, opts ...AcquireOption) (*Queue, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
+// Accepts RawPath, and Limit to tell a semaphore's holders from its waiters.
+func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOption) (*Queue, error) {
+	cfg := newQueueConfig(opts)
 	parent, err := c.queuePath(resource, cfg.raw)
 	if err != nil {
 		return nil, err

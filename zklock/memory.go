@@ -46,12 +46,7 @@ func (m *MemoryLocker) Acquire(ctx context.Context, resource string, opts ...Acq
 
 // AcquireAll behaves like Client.AcquireAll.
 func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts ...AcquireOption) (*Lease, error) {
-	cfg := acquireConfig{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
+	cfg := newAcquireConfig(opts)
 	if len(resources) == 0 {
 		return nil, &ResourceError{Reason: "no resources given"}
 	}

@@ -15,7 +15,7 @@ var revokeMessage = []byte("__REVOKE__")
 // way Curator's Revoker.attemptRevoke does: it writes "__REVOKE__" into
 // their nodes. A zklock holder sees the request on Lease.RevokeRequested and
 // decides; nothing is taken from it. It returns how many holders were asked.
-func (c *Client) RequestRelease(ctx context.Context, resource string, opts ...AcquireOption) (int, error) {
+func (c *Client) RequestRelease(ctx context.Context, resource string, opts ...QueueOption) (int, error) {
 	q, err := c.Inspect(ctx, resource, opts...)
 	if err != nil {
 		return 0, err

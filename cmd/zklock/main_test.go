@@ -154,7 +154,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // queueLen returns the number of nodes in resource's queue.
-func queueLen(t *testing.T, c *zklock.Client, resource string, opts ...zklock.AcquireOption) int {
+func queueLen(t *testing.T, c *zklock.Client, resource string, opts ...zklock.QueueOption) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

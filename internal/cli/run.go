@@ -212,7 +212,7 @@ func (o *runOpts) acquire(sigs chan os.Signal, args []string) (*zklock.Lease, *z
 func (o *runOpts) holder(c *zklock.Client) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	var opts []zklock.AcquireOption
+	var opts []zklock.QueueOption
 	if o.raw {
 		opts = append(opts, zklock.RawPath())
 	}

@@ -92,13 +92,13 @@ func (q *queueFlags) resource(cmd string, args []string) (string, error) {
 	return r, nil
 }
 
-func (q *queueFlags) options() []zklock.AcquireOption {
-	var opts []zklock.AcquireOption
+func (q *queueFlags) options() []zklock.QueueOption {
+	var opts []zklock.QueueOption
 	if *q.raw {
 		opts = append(opts, zklock.RawPath())
 	}
 	if *q.limit > 0 {
-		opts = append(opts, zklock.WithLimit(*q.limit))
+		opts = append(opts, zklock.Limit(*q.limit))
 	}
 	return opts
 }

@@ -1,14 +1,18 @@
 // CuratorPeer takes a lock with Apache Curator for zklock's interoperability
 // tests. Usage: java CuratorPeer CONNECT PATH MODE
 // MODE: mutex (InterProcessMutex), read / write (InterProcessReadWriteLock),
-// latch (LeaderLatch). It prints READY once connected, ACQUIRED <ms> when it
+// latch (LeaderLatch), selector (LeaderSelector: takeLeadership holds
+// until the release line). It prints READY once connected, ACQUIRED <ms> when it
 // holds the lock, then releases on any line (or EOF) on stdin, prints
 // RELEASED <ms>, and exits.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import java.util.concurrent.CountDownLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
@@ -21,7 +25,21 @@ public class CuratorPeer {
         c.blockUntilConnected();
         String path = args[1];
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-        if (args[2].equals("latch")) {
+        if (args[2].equals("selector")) {
+            CountDownLatch done = new CountDownLatch(1);
+            LeaderSelector sel = new LeaderSelector(c, path, new LeaderSelectorListenerAdapter() {
+                public void takeLeadership(CuratorFramework cf) throws Exception {
+                    say("ACQUIRED " + System.currentTimeMillis());
+                    in.readLine();
+                    done.countDown();
+                }
+            });
+            sel.setId("curator-selector");
+            sel.start();
+            say("READY");
+            done.await();
+            sel.close();
+        } else if (args[2].equals("latch")) {
             LeaderLatch latch = new LeaderLatch(c, path, "curator-peer");
             latch.start();
             say("READY");

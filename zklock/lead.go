@@ -1,0 +1,140 @@
+package zklock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// LeadOption configures Lead: RawPath, StopOnError, RequeueDelay,
+// MutexLayout.
+type LeadOption interface{ applyLead(*leadConfig) }
+
+type leadConfig struct {
+	acquire     []AcquireOption
+	stopOnError bool
+	delay       time.Duration
+}
+
+type leadFunc func(*leadConfig)
+
+func (f leadFunc) applyLead(c *leadConfig) { f(c) }
+
+// DefaultRequeueDelay is how long Lead waits before it campaigns again
+// after leading, unless RequeueDelay says otherwise.
+const DefaultRequeueDelay = 100 * time.Millisecond
+
+// StopOnError makes Lead return fn's error instead of campaigning again
+// when fn returns one (Curator's LeaderSelector without autoRequeue).
+func StopOnError() LeadOption { return leadFunc(func(c *leadConfig) { c.stopOnError = true }) }
+
+// RequeueDelay sets how long Lead waits before it campaigns again after
+// this process led (default DefaultRequeueDelay), so that a fn that
+// returns at once does not take the leadership back in a busy loop. The
+// delay doubles, up to 32 times d, while fn keeps returning within d.
+func RequeueDelay(d time.Duration) LeadOption {
+	return leadFunc(func(c *leadConfig) { c.delay = d })
+}
+
+// MutexLayout makes Lead campaign with a mutex's node names
+// ("_c_<uuid>-lock-<seq>"), as Curator's LeaderSelector and go-zookeeper's
+// zk.Lock do, instead of LeaderLatch's: use it to share an election with
+// a LeaderSelector (with RawPath, on the path the Java service uses).
+func MutexLayout() LeadOption {
+	return leadFunc(func(c *leadConfig) {
+		c.acquire = append(c.acquire, acquireFunc(func(a *acquireConfig) { a.layout = markLock }))
+	})
+}
+
+// Lead runs fn while this process leads election, and campaigns again
+// after fn returns or the leadership is lost, until ctx ends. It is
+// Curator's LeaderSelector with autoRequeue, kazoo's Election.run, and
+// etcd's Campaign and Resign in a loop.
+//
+// fn's context is cancelled when the leadership is lost, before any other
+// candidate can be elected (the loss rules of every lease: see Lease), and
+// when ctx ends; its cause says which (context.Cause). When fn returns,
+// Lead resigns (another candidate is elected), waits RequeueDelay, and
+// campaigns again. value is the candidate's value for observers (Leader,
+// Observe); fn may change it with LeaseFromContext(ctx).Proclaim.
+//
+// Lead returns ctx's error when ctx ends, fn's error with StopOnError, and
+// at once an error that campaigning again cannot cure: ErrClosed,
+// ErrInvalidResource, ErrValueTooLarge, ErrInvalidOption, ErrNoAuth. While
+// ZooKeeper is away it keeps campaigning (a campaign waits, as any acquire
+// does).
+func (c *Client) Lead(ctx context.Context, election string, value []byte, fn func(ctx context.Context) error, opts ...LeadOption) error {
+	cfg := leadConfig{delay: DefaultRequeueDelay}
+	for _, o := range opts {
+		if o != nil {
+			o.applyLead(&cfg)
+		}
+	}
+	if fn == nil || cfg.delay <= 0 {
+		return fmt.Errorf("%w: Lead needs a function and a positive requeue delay", ErrInvalidOption)
+	}
+	acfg := newAcquireConfig(cfg.acquire)
+	delay := cfg.delay
+	for {
+		l, err := c.campaign(ctx, election, value, acfg)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !campaignAgain(err) {
+				return err
+			}
+			c.log.Warn("zklock: campaign failed; campaigning again", "election", election, "err", err)
+			if err := sleepCtx(ctx, delay); err != nil {
+				return err
+			}
+			continue
+		}
+		start := time.Now()
+		ferr := fn(l.Context(ctx))
+		// Resign, whatever happened: a lost lease says so, a held one
+		// lets the next candidate in.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.sessionTimeout)
+		_ = l.Release(rctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case ferr != nil && cfg.stopOnError:
+			return ferr
+		case ferr != nil:
+			c.log.Warn("zklock: leader function failed; campaigning again", "election", election, "err", ferr)
+		}
+		if time.Since(start) < delay {
+			delay = min(2*delay, 32*cfg.delay) // fn returns at once: back off
+		} else {
+			delay = cfg.delay
+		}
+		if err := sleepCtx(ctx, delay); err != nil {
+			return err
+		}
+	}
+}
+
+// campaignAgain reports whether a failed campaign may succeed if tried
+// again.
+func campaignAgain(err error) bool {
+	for _, final := range []error{ErrClosed, ErrInvalidResource, ErrValueTooLarge, ErrInvalidOption, ErrNoAuth, ErrUnknownNode} {
+		if errors.Is(err, final) {
+			return false
+		}
+	}
+	return true
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
