@@ -9,6 +9,7 @@ demo: ## run the demo (installs and starts a local ZooKeeper when ZKLOCK_SERVERS
 
 test: vet check-generated ## everything CI runs
 	scripts/ensure-zookeeper.sh
+	scripts/ensure-postgres.sh
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 vet:
