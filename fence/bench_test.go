@@ -27,8 +27,8 @@ import (
 // with fsync off (the test cluster: commits are cheap, so the ratio is
 // the least favourable) and with fsync on (as in production).
 func BenchmarkGuard(b *testing.B) {
-	b.Run("sqlite", func(b *testing.B) { benchGuard(b, sqliteEngine(b)) })
-	b.Run("postgres", func(b *testing.B) { benchGuard(b, postgresEngine(b)) })
+	b.Run("sqlite", func(b *testing.B) { benchGuard(b, sqliteEngine(b), false) })
+	b.Run("postgres", func(b *testing.B) { benchGuard(b, postgresEngine(b), false) })
 	b.Run("postgres-fsync", func(b *testing.B) {
 		c, err := pgtest.Start(pgtest.WithFsync(true))
 		if err != nil {
@@ -40,15 +40,22 @@ func BenchmarkGuard(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { db.Close() })
-		benchGuard(b, newEngine(b, "postgres", db))
+		benchGuard(b, newEngine(b, "postgres", db), false)
 	})
+	b.Run("postgres-withdrawal", func(b *testing.B) { benchGuard(b, postgresEngine(b), true) })
 }
 
-func benchGuard(b *testing.B, e *engine) {
+// benchGuard times the three transactions on e. With withdrawal, each
+// transaction is the shape of examples/fence's: read the balance, update
+// it, append to a ledger (BEGIN; SELECT; UPDATE; INSERT; COMMIT).
+func benchGuard(b *testing.B, e *engine, withdrawal bool) {
 	ctx := context.Background()
 	e.exec(b, ctx, e.db, "INSERT INTO "+e.data+" (id) VALUES ('acct')")
 	update := e.q("UPDATE " + e.data + " SET balance = balance + 1 WHERE id = $1")
 	conditional := e.q("UPDATE " + e.data + " SET balance = balance + 1, token = $2 WHERE id = $1 AND token <= $2")
+	e.exec(b, ctx, e.db, "CREATE TABLE ledger_"+e.data+" (account TEXT NOT NULL, amount BIGINT NOT NULL)")
+	read := e.q("SELECT balance FROM " + e.data + " WHERE id = $1")
+	appendLedger := e.q("INSERT INTO ledger_" + e.data + " (account, amount) VALUES ($1, 1)")
 	const plain, guarded, cond = 0, 1, 2
 	var tok int64
 	txn := func(kind int) time.Duration {
@@ -58,15 +65,24 @@ func benchGuard(b *testing.B, e *engine) {
 			b.Fatal(err)
 		}
 		tok++
-		switch kind {
-		case plain:
-			_, err = tx.ExecContext(ctx, update, "acct")
-		case guarded:
-			if err = e.fence.Guard(ctx, tx, fence.NewToken("acct", tok)); err == nil {
-				_, err = tx.ExecContext(ctx, update, "acct")
+		if kind == guarded { // first in the transaction
+			if err := e.fence.Guard(ctx, tx, fence.NewToken("acct", tok)); err != nil {
+				b.Fatal(err)
 			}
-		case cond:
+		}
+		if withdrawal {
+			var balance int64
+			if err := tx.QueryRowContext(ctx, read, "acct").Scan(&balance); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := tx.ExecContext(ctx, appendLedger, "acct"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if kind == cond {
 			_, err = fence.ExecConditional(ctx, tx, fence.NewToken("acct", tok), conditional, "acct", tok)
+		} else {
+			_, err = tx.ExecContext(ctx, update, "acct")
 		}
 		if err == nil {
 			err = tx.Commit()
