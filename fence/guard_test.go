@@ -62,6 +62,15 @@ func TestGuard(t *testing.T) {
 			if got := e.stored(t, "accounts/43"); got != 0 {
 				t.Fatalf("another resource has token %d", got)
 			}
+			// The longest resource accepted fits the engine's key.
+			long := strings.Repeat("é", fence.MaxResourceLen/2)
+			tx, err := e.db.BeginTx(ctx, nil)
+			must(t, err)
+			must(t, e.fence.Guard(ctx, tx, fence.NewToken(long, 3)))
+			must(t, tx.Commit())
+			if got := e.stored(t, long); got != 3 {
+				t.Fatalf("long resource: stored %d", got)
+			}
 		})
 	}
 }

@@ -224,6 +224,9 @@ func (c *Cluster) Addr() string { return "127.0.0.1:" + strconv.Itoa(c.port) }
 // Dir returns the cluster's directory (data/, sock/, server.log).
 func (c *Cluster) Dir() string { return c.dir }
 
+// PID returns the postmaster's process id.
+func (c *Cluster) PID() int { return c.cmd.Process.Pid }
+
 // LogTail returns the end of the server's log, for failure messages.
 func (c *Cluster) LogTail() string { return c.log.String() }
 
