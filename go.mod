@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/go-zookeeper/zk v1.0.4
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/labstack/echo/v4 v4.16.0
 	go.opentelemetry.io/otel v1.47.0

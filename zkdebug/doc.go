@@ -1,8 +1,27 @@
 // Package zkdebug serves a debug page listing the locks this process holds
-// and waits for, the way net/http/pprof serves profiles: mount Handler on
-// an internal (not public) listener.
+// and waits for, and a profile of how long its acquires wait, the way
+// net/http/pprof serves profiles: mount them on an internal (not public)
+// listener.
 //
+//	prof := zkdebug.NewContentionProfile()
+//	client, err := zklock.Connect(ctx, servers, zklock.WithObserver(prof))
+//	...
 //	mux.Handle("/debug/zklock", zkdebug.Handler(client))
+//	mux.Handle("/debug/zklock/contention", prof)
+//
+// # Contention profile
+//
+// ContentionProfile is Go's mutex profile for distributed locks: wait time
+// and count per acquire call site (the caller's stack, zklock's frames cut
+// off) and per resource class (label resource_class), in pprof's format:
+//
+//	go tool pprof -top http://host/debug/zklock/contention
+//	go tool pprof 'http://host/debug/zklock/contention?seconds=30'
+//
+// The second form holds only the next 30 seconds. Recording one acquire
+// costs a stack walk and a map update (BenchmarkContentionObserve: about
+// 0.5µs, under 0.1% of an uncontended acquire and release); SetFraction
+// samples, and SetFraction(0) costs nothing.
 //
 // # Page
 //

@@ -17,7 +17,7 @@ import (
 )
 
 // connect opens a client on the shared server under root.
-func connect(t *testing.T, root string, opts ...zklock.Option) *zklock.Client {
+func connect(t testing.TB, root string, opts ...zklock.Option) *zklock.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
