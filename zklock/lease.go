@@ -26,7 +26,9 @@ func (l *Lease) Mode() Mode { return l.st.mode }
 // Token returns the fencing token: the czxid of the lease's znode. It
 // increases with every lease granted by the ensemble, so a store that
 // remembers the largest token it has seen can refuse writes from a holder
-// whose lease has since been lost (a paused process, for instance).
+// whose lease has since been lost (a paused process, for instance). For a
+// multi-resource lease it is the largest of its parts' tokens: fence each
+// resource with its own part's token (Parts).
 func (l *Lease) Token() int64 { return l.st.Token() }
 
 // Path returns the znode path of the lease's node (for a multi-resource
@@ -47,6 +49,29 @@ func (l *Lease) Paths() []string {
 	ps := make([]string, len(l.st.holds))
 	for i, h := range l.st.holds {
 		ps[i] = h.path
+	}
+	return ps
+}
+
+// Part is one resource of a lease: the node that holds it and that node's
+// fencing token.
+type Part struct {
+	Resource string
+	Path     string
+	Token    int64
+}
+
+// Parts returns the lease's parts in canonical order (by znode path): one
+// for a single-resource lease. A store fenced per resource must check each
+// resource against its own part's token: Token, the largest of them, is
+// not a token of every resource (a later lease of one resource alone can
+// have a smaller one).
+func (l *Lease) Parts() []Part {
+	l.st.mu.Lock()
+	defer l.st.mu.Unlock()
+	ps := make([]Part, len(l.st.holds))
+	for i, h := range l.st.holds {
+		ps[i] = Part{Resource: h.resource, Path: h.path, Token: h.token}
 	}
 	return ps
 }

@@ -236,3 +236,31 @@ func TestIntegration_ReadsHonourTheContextWhileZooKeeperIsAway(t *testing.T) {
 		t.Logf("%s: %v after %v", name, err, time.Since(start).Round(time.Millisecond))
 	}
 }
+
+// A multi-resource lease's parts carry their own nodes' tokens: the token
+// a store must check for each resource.
+func TestIntegration_LeaseParts(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	c := newClient(t, root)
+	l, err := c.AcquireAll(ctx, []string{"b", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	ps := l.Parts()
+	if len(ps) != 2 || ps[0].Resource != "a" || ps[1].Resource != "b" {
+		t.Fatalf("parts %+v; want a then b", ps)
+	}
+	var top int64
+	for _, p := range ps {
+		ok, st, err := c.Conn().Exists(p.Path)
+		if err != nil || !ok || st.Czxid != p.Token {
+			t.Fatalf("part %+v: node %v %v, czxid %d", p, ok, err, st.Czxid)
+		}
+		top = max(top, p.Token)
+	}
+	if l.Token() != top {
+		t.Fatalf("Token %d, want the largest part token %d", l.Token(), top)
+	}
+}
