@@ -1,26 +1,13 @@
 package middleware
 
 import (
+	"net/http"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// Skipper reports whether the middleware should let a request through
-// without locking. It has the shape of Echo's middleware.Skipper: any
-// func(echo.Context) bool fits, echomw.DefaultSkipper included, and a
-// value of Echo's named type converts with zkmw.Skipper(s).
-type Skipper func(c echo.Context) bool
-
-// BeforeFunc runs before the lock is acquired (after Skipper). It has the
-// shape of Echo's middleware.BeforeFunc.
-type BeforeFunc func(c echo.Context)
-
-// DefaultSkipper never skips.
-func DefaultSkipper(echo.Context) bool { return false }
-
-// Defaults applied by Config.ToMiddleware to zero fields.
+// Defaults applied to zero fields of a Config.
 const (
 	DefaultRetryAfter     = time.Second
 	DefaultReleaseTimeout = 10 * time.Second
@@ -28,28 +15,40 @@ const (
 
 // Rule says what one route locks and how. The zero Rule takes an exclusive
 // lock on the route's path with its parameters filled in, and waits for it
-// as long as the request lives.
+// as long as the request lives. The Echo adapters (package zkecho) take
+// the same Rule.
 type Rule struct {
 	// Resource is a template for the resource name, e.g. "accounts/{id}".
-	// Placeholders: {name} or {param:name} for a route parameter ({*} for
-	// the wildcard), {query:name} for a query parameter, {header:Name}
-	// for a request header. Values are inserted verbatim; a missing or
-	// empty value answers 400. Default (empty Resource and no
-	// ResourceFunc): the route's path pattern without its leading slash,
-	// with parameter values filled in ("accounts/42/withdraw" for route
-	// "/accounts/:id/withdraw").
+	// Placeholders: {name} or {param:name} for a route parameter ({*}
+	// for Echo's wildcard; {path} for ServeMux's {path...}),
+	// {query:name} for a query parameter, {header:Name} for a request
+	// header, {cookie:name} for a cookie. Values are escaped ("/" as
+	// "%2F", "%" as "%25"); a missing or empty value answers 400. Two
+	// placeholders must be separated by text containing "/"; "{{" and
+	// "}}" are literal braces. Default (no Resource, Resources or
+	// ResourceFunc): the route's pattern without its leading slash, with
+	// parameter values filled in ("accounts/42/withdraw" for route
+	// "/accounts/{id}/withdraw").
 	Resource string
 
-	// ResourceFunc computes the resource from the request instead of a
-	// template. An error it returns goes to the ErrorHandler (an
-	// *echo.HTTPError is answered as is).
-	ResourceFunc func(c echo.Context) (string, error)
+	// Resources are several templates: the request locks every resource
+	// they name, all or nothing (zklock.Locker.AcquireAll, in canonical
+	// order, so two requests naming the same resources in another order
+	// cannot deadlock). Templates that name the same resource for a
+	// request lock it once. Resource and Resources exclude each other.
+	Resources []string
 
 	// Mode is the lock mode (default Exclusive).
 	Mode Mode
 
+	// Limit, when positive, makes the lock a semaphore: up to Limit
+	// requests hold each resource at once (zklock.WithLimit). Mode must be
+	// Exclusive (the default).
+	Limit int
+
 	// Try makes a busy resource answer 423 Locked at once instead of
-	// waiting.
+	// waiting. While ZooKeeper is unreachable a Try answers 503 within
+	// the core's bound for a try.
 	Try bool
 
 	// MaxWait bounds the wait for the lock; when it passes the request is
@@ -57,56 +56,109 @@ type Rule struct {
 	// request waits as long as its context lives (client connected, no
 	// server deadline). It also bounds the wait while ZooKeeper is
 	// unreachable, so set it on every route that must answer promptly.
+	// Try and MaxWait exclude each other (zklock.ErrInvalidOption).
 	MaxWait time.Duration
 }
 
-// Config configures the lock middleware. Build it with
-// Config.ToMiddleware, which reports configuration errors, or LockWithConfig,
-// which panics on them, at set-up.
+func (r Rule) isZero() bool {
+	return r.Resource == "" && r.Resources == nil && r.Mode == Exclusive && r.Limit == 0 && !r.Try && r.MaxWait == 0
+}
+
+// Router tells the middleware what the router in front of it matched. The
+// zero Router is the standard library's ServeMux (Go 1.22 patterns,
+// r.PathValue and r.Pattern).
+//
+// chi:
+//
+//	zkmw.Router{
+//		Param:   chi.URLParam,
+//		Pattern: func(r *http.Request) string { return chi.RouteContext(r.Context()).RoutePattern() },
+//	}
+//
+// gorilla/mux:
+//
+//	zkmw.Router{
+//		Param: func(r *http.Request, name string) string { return mux.Vars(r)[name] },
+//		Pattern: func(r *http.Request) string {
+//			p, _ := mux.CurrentRoute(r).GetPathTemplate()
+//			return p
+//		},
+//	}
+//
+// ParseServeMuxPattern reads chi's and gorilla's patterns too.
+type Router struct {
+	// Param returns the value of a parameter of the matched route
+	// (default: r.PathValue). The value should be decoded, as
+	// r.PathValue's are: a key then names the same resource whatever the
+	// front end (chi's URLParam gives the raw value of an escaped path:
+	// wrap it in url.PathUnescape).
+	Param func(r *http.Request, name string) string
+
+	// Pattern returns the pattern of the matched route as it was
+	// registered, without a method (default: r.Pattern without its
+	// method), or "" when unknown. It keys Routes, names the default
+	// resource and checks the templates' route parameters.
+	Pattern func(r *http.Request) string
+
+	// Parse reads a pattern (default: ParseServeMuxPattern).
+	Parse PatternParser
+}
+
+// Config configures the lock middleware for net/http. Build it with
+// Config.ToMiddleware, which reports configuration errors, or Lock and
+// LockWithConfig, which panic on them, at set-up.
 //
 // The middleware locks in one of two ways:
-//   - one rule for the routes it is attached to: the embedded Rule
-//     (per-route use, e.POST(path, h, mw));
-//   - a table from route to rule: Routes (app-wide use, e.Use(mw)); routes
+//   - one rule for the handlers it wraps: the embedded Rule (per-route
+//     use, mux.Handle(pattern, mw(h)));
+//   - a table from route to rule: Routes (app-wide use, mw(mux)); routes
 //     not in the table are not locked.
 type Config struct {
-	// Skipper defines a function to skip the middleware (default:
-	// DefaultSkipper, never).
-	Skipper Skipper
+	// Skipper, when set and true for a request, lets it through without a
+	// lock.
+	Skipper func(r *http.Request) bool
 
-	// BeforeFunc, when set, runs before the lock is acquired.
-	BeforeFunc BeforeFunc
+	// BeforeFunc, when set, runs before the lock is acquired (after
+	// Skipper).
+	BeforeFunc func(r *http.Request)
 
 	// Locker acquires the locks: a *zklock.Client, or any zklock.Locker.
 	// Required.
 	Locker zklock.Locker
 
-	// Rule is what routes the middleware is attached to lock, when Routes
-	// is empty. Setting both is a configuration error.
+	// Rule is what the middleware locks when Routes is empty. Setting both
+	// is a configuration error.
 	Rule
 
-	// Routes maps "METHOD /path" (the route as registered, e.g.
-	// "POST /accounts/:id/withdraw"; METHOD "*" matches any method) to the
-	// route's Rule. When set, routes not listed are passed through without
-	// a lock. A route parameter named in a template must appear in the
-	// key's path. Use CheckRoutes to find keys that match no route.
+	// Routes maps "METHOD /pattern" (the route as registered, e.g.
+	// "POST /accounts/{id}/withdraw"; METHOD "*" matches any method) to
+	// the route's Rule. When set, routes not listed are passed through
+	// without a lock. A route parameter named in a template must appear
+	// in the key's pattern. Use CheckRoutes to find keys that match no
+	// route.
 	Routes map[string]Rule
 
-	// ErrorHandler turns a lock failure into the response. It receives a
-	// *LockError (wrapping the zklock error) and returns the error for
-	// Echo's HTTP error handler, or nil when it wrote a response itself.
-	// Default: DefaultErrorHandler.
-	ErrorHandler func(c echo.Context, err error) error
+	// Router says how to read the matched route (default: ServeMux).
+	Router Router
+
+	// ResourceFunc computes the resource of a rule that names none, from
+	// the request, instead of the route's path. An error it returns goes
+	// to the ErrorHandler. It excludes the Rule's Resource and Resources.
+	ResourceFunc func(r *http.Request) (string, error)
+
+	// ErrorHandler answers a lock failure. It receives a *LockError
+	// (wrapping the zklock error). Default: DefaultErrorHandler.
+	ErrorHandler func(w http.ResponseWriter, r *http.Request, err error)
 
 	// OnAcquire, when set, runs once the lock is held, before the handler
 	// (e.g. to set a header with the lease's fencing token).
-	OnAcquire func(c echo.Context, lease *zklock.Lease)
+	OnAcquire func(w http.ResponseWriter, r *http.Request, lease *zklock.Lease)
 
 	// OnRelease, when set, runs after the lease is released, with the
-	// result of the release: nil, a *zklock.LostError if the lease was lost
-	// during the request, or an error if ZooKeeper did not confirm the
-	// release within ReleaseTimeout (it goes on in the background).
-	OnRelease func(c echo.Context, lease *zklock.Lease, err error)
+	// result of the release: nil, a *zklock.LostError if the lease was
+	// lost during the request, or an error if ZooKeeper did not confirm
+	// the release within ReleaseTimeout (it goes on in the background).
+	OnRelease func(r *http.Request, lease *zklock.Lease, err error)
 
 	// RetryAfter is the Retry-After advice on 423 and 503 answers
 	// (default DefaultRetryAfter, 1s; rounded up to whole seconds).
@@ -117,88 +169,50 @@ type Config struct {
 	ReleaseTimeout time.Duration
 
 	// DisableServerTiming turns off the Server-Timing response header
-	// (zklock;dur=<wait ms>;desc="<resource>") that is set by default
-	// before the handler runs.
+	// (zklock;dur=<wait ms>;desc="<resource>") set before the handler
+	// runs.
 	DisableServerTiming bool
 
 	// AcquireOptions are added to every acquire, e.g. zklock.Label("api").
-	// Mode, Try and MaxWait come from the Rule: do not set them here. With
+	// Mode, Limit, Try and MaxWait come from the Rule: set them there. With
 	// zklock.RawPath, resources are absolute znode paths (to share locks
-	// with a Java or Python service) and a "/" in a request value adds a
-	// path level: prefer names under the root for request input.
+	// with a Java or Python service).
 	AcquireOptions []zklock.AcquireOption
-}
-
-// DefaultConfig is the default configuration. It has no Locker: set one.
-var DefaultConfig = Config{
-	Skipper:        DefaultSkipper,
-	ErrorHandler:   DefaultErrorHandler,
-	RetryAfter:     DefaultRetryAfter,
-	ReleaseTimeout: DefaultReleaseTimeout,
 }
 
 // Option adjusts the Config built by Lock.
 type Option func(*Config)
 
-// Resource sets the resource template (see Rule.Resource).
-func Resource(template string) Option {
-	return func(c *Config) { c.Resource = template }
+// Resource sets the resource templates: one (Rule.Resource) or several
+// (Rule.Resources).
+func Resource(templates ...string) Option {
+	return func(c *Config) {
+		c.Resource, c.Resources = "", nil
+		if len(templates) == 1 {
+			c.Resource = templates[0]
+		} else {
+			c.Resources = templates
+		}
+	}
 }
 
 // ResourceFunc sets a function that computes the resource (see
-// Rule.ResourceFunc).
-func ResourceFunc(f func(c echo.Context) (string, error)) Option {
+// Config.ResourceFunc).
+func ResourceFunc(f func(r *http.Request) (string, error)) Option {
 	return func(c *Config) { c.ResourceFunc = f }
 }
 
 // WithMode sets the lock mode (default Exclusive).
-func WithMode(m Mode) Option {
-	return func(c *Config) { c.Mode = m }
-}
+func WithMode(m Mode) Option { return func(c *Config) { c.Mode = m } }
+
+// WithLimit makes the lock a semaphore of n holders (see Rule.Limit).
+func WithLimit(n int) Option { return func(c *Config) { c.Limit = n } }
 
 // Try makes a busy resource answer 423 Locked at once.
-func Try() Option {
-	return func(c *Config) { c.Try = true }
-}
+func Try() Option { return func(c *Config) { c.Try = true } }
 
 // MaxWait bounds the wait for the lock (see Rule.MaxWait).
-func MaxWait(d time.Duration) Option {
-	return func(c *Config) { c.MaxWait = d }
-}
+func MaxWait(d time.Duration) Option { return func(c *Config) { c.MaxWait = d } }
 
-// Lock returns a middleware that locks the route it is attached to:
-// DefaultConfig with locker, adjusted by opts. It panics on a bad
-// configuration, at set-up; use Config.ToMiddleware to get the error.
-//
-//	e.POST("/accounts/:id/withdraw", withdraw, zkmw.Lock(client, zkmw.Resource("accounts/{id}")))
-func Lock(locker zklock.Locker, opts ...Option) echo.MiddlewareFunc {
-	cfg := DefaultConfig
-	cfg.Locker = locker
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	return LockWithConfig(cfg)
-}
-
-// LockWithConfig returns the middleware for config. It panics on a bad
-// configuration, at set-up, like Echo's own XWithConfig constructors; use
-// Config.ToMiddleware to get the error instead.
-func LockWithConfig(config Config) echo.MiddlewareFunc {
-	mw, err := config.ToMiddleware()
-	if err != nil {
-		panic(err)
-	}
-	return mw
-}
-
-// ToMiddleware checks the configuration, fills in defaults and returns the
-// middleware. Errors match ErrInvalidConfig.
-func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
-	l, err := compile(config)
-	if err != nil {
-		return nil, err
-	}
-	return l.middleware, nil
-}
+// WithRouter sets how the matched route is read (see Router).
+func WithRouter(r Router) Option { return func(c *Config) { c.Router = r } }

@@ -2,21 +2,22 @@ package middleware
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// ErrInvalidConfig is matched by every configuration error reported by
-// Config.ToMiddleware (and by the panic of Lock and LockWithConfig). It is
-// also returned at request time, answered 500, when a route-parameter
-// placeholder names a parameter the route does not have (a per-route
-// middleware cannot see its route before the first request).
+// ErrInvalidConfig is matched by every configuration error: those of
+// Config.ToMiddleware and Config.Core (and the panic of Lock and
+// LockWithConfig), and those of the Echo adapters. A per-route rule whose
+// template names a parameter its route lacks is one too: the Echo v5
+// adapter reports it when the route is registered (zkecho.CheckRoute);
+// otherwise it is found at the route's first request and answered 500.
 var ErrInvalidConfig = errors.New("zklock/middleware: invalid configuration")
 
 // StatusClientClosedRequest is the status given to a request whose client
@@ -24,21 +25,25 @@ var ErrInvalidConfig = errors.New("zklock/middleware: invalid configuration")
 // answer; it is for access logs.
 const StatusClientClosedRequest = 499
 
-// LockError is what the ErrorHandler receives when a request could not be
+// LockError is what the error handler receives when a request could not be
 // locked, or lost its lock while the handler ran. It wraps the zklock
-// error (or the error of a ResourceFunc), so errors.Is(err,
-// zklock.ErrLocked) and the like work on it.
+// error (or the error of a ResourceFunc, or a configuration error), so
+// errors.Is(err, zklock.ErrLocked) and the like work on it.
 type LockError struct {
-	Resource   string        // the resource, when it could be computed
+	Resource   string        // the resource (several: joined by ","), when it could be computed
 	Mode       zklock.Mode   // the lock mode asked for
 	Waited     time.Duration // time spent in the acquire
 	RetryAfter time.Duration // the configured Retry-After advice
 	Err        error
 }
 
-// Error describes the failure and the resource (cut to 64 bytes).
+// Error describes the failure and, when known, the resource (cut to 64
+// bytes).
 func (e *LockError) Error() string {
 	r := e.Resource
+	if r == "" {
+		return fmt.Sprintf("zklock/middleware: %v", e.Err)
+	}
 	if len(r) > 64 {
 		r = r[:64] + "..."
 	}
@@ -48,52 +53,68 @@ func (e *LockError) Error() string {
 // Unwrap returns the underlying error.
 func (e *LockError) Unwrap() error { return e.Err }
 
-// DefaultErrorHandler answers lock failures with an *echo.HTTPError (a JSON
-// {"message": ...} body under Echo's default HTTP error handler), with the
-// original error as its Internal error:
+// Answer is how every front end answers a lock failure.
+type Answer struct {
+	Status     int    // HTTP status code
+	Message    string // short, for the client: "resource is locked"
+	RetryAfter bool   // send Retry-After
+}
+
+// AnswerFor returns the answer to a lock failure err:
 //
-//   - an *echo.HTTPError (from a ResourceFunc): as is;
 //   - zklock.ErrInvalidResource (a key that is no valid resource, a missing
-//     placeholder value): 400 Bad Request;
+//     or empty placeholder value): 400 Bad Request;
 //   - zklock.ErrLocked (Try): 423 Locked, with Retry-After;
 //   - zklock.ErrUnavailable (ZooKeeper unreachable), zklock.ErrClosed:
 //     503 Service Unavailable, with Retry-After;
 //   - zklock.ErrWaitTimeout (MaxWait passed), or the request's deadline:
 //     503 Service Unavailable, with Retry-After;
-//   - zklock.ErrLeaseLost (lost while the handler ran): 503;
+//   - zklock.ErrLeaseLost (lost while the handler ran): 503, with
+//     Retry-After;
 //   - the request's context cancelled (client gone): 499;
-//   - anything else (ErrInvalidConfig, zklock.ErrUpgrade...): 500.
-func DefaultErrorHandler(c echo.Context, err error) error {
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		return he
-	}
-	retry := time.Duration(0)
-	var le *LockError
-	if errors.As(err, &le) {
-		retry = le.RetryAfter
-	}
-	answer := func(code int, msg string, withRetry bool) error {
-		if withRetry && retry > 0 {
-			c.Response().Header().Set(echo.HeaderRetryAfter, retryAfter(retry))
-		}
-		return &echo.HTTPError{Code: code, Message: msg, Internal: err}
-	}
+//   - anything else (ErrInvalidConfig, zklock.ErrUpgrade, an error of a
+//     ResourceFunc...): 500.
+func AnswerFor(err error) Answer {
 	switch {
+	case errors.Is(err, ErrInvalidConfig):
+		return Answer{http.StatusInternalServerError, "lock misconfigured", false}
 	case errors.Is(err, zklock.ErrInvalidResource):
-		return answer(http.StatusBadRequest, "invalid lock resource", false)
+		return Answer{http.StatusBadRequest, "invalid lock resource", false}
 	case errors.Is(err, zklock.ErrLocked):
-		return answer(http.StatusLocked, "resource is locked", true)
+		return Answer{http.StatusLocked, "resource is locked", true}
 	case errors.Is(err, zklock.ErrUnavailable), errors.Is(err, zklock.ErrClosed):
-		return answer(http.StatusServiceUnavailable, "lock service unavailable", true)
+		return Answer{http.StatusServiceUnavailable, "lock service unavailable", true}
 	case errors.Is(err, zklock.ErrWaitTimeout), errors.Is(err, context.DeadlineExceeded):
-		return answer(http.StatusServiceUnavailable, "lock wait limit exceeded", true)
+		return Answer{http.StatusServiceUnavailable, "lock wait limit exceeded", true}
 	case errors.Is(err, zklock.ErrLeaseLost):
-		return answer(http.StatusServiceUnavailable, "lock lost", true)
+		return Answer{http.StatusServiceUnavailable, "lock lost", true}
 	case errors.Is(err, context.Canceled):
-		return answer(StatusClientClosedRequest, "client closed request", false)
+		return Answer{StatusClientClosedRequest, "client closed request", false}
 	}
-	return answer(http.StatusInternalServerError, http.StatusText(http.StatusInternalServerError), false)
+	return Answer{http.StatusInternalServerError, http.StatusText(http.StatusInternalServerError), false}
+}
+
+// SetRetryAfter sets the Retry-After header from the *LockError in err,
+// when the answer calls for it.
+func SetRetryAfter(h http.Header, a Answer, err error) {
+	var le *LockError
+	if a.RetryAfter && errors.As(err, &le) && le.RetryAfter > 0 {
+		h.Set("Retry-After", retryAfter(le.RetryAfter))
+	}
+}
+
+// DefaultErrorHandler answers a lock failure as AnswerFor says, with a
+// JSON body {"message": "..."} (the body Echo's default error handler
+// writes, so that every front end answers alike).
+func DefaultErrorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	a := AnswerFor(err)
+	SetRetryAfter(w.Header(), a, err)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(a.Status)
+	_ = json.NewEncoder(w).Encode(struct {
+		Message string `json:"message"`
+	}{a.Message})
 }
 
 // retryAfter formats d as whole seconds, rounded up, at least 1.

@@ -1,7 +1,8 @@
 package middleware
 
 import (
-	"github.com/labstack/echo/v4"
+	"net/http"
+
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -9,6 +10,6 @@ import (
 // outside a locked route. It shows the lease (Token for fencing, Resource,
 // Done, Err) but cannot release it: the middleware releases it after the
 // handler returns.
-func LeaseFrom(c echo.Context) *zklock.Lease {
-	return zklock.LeaseFromContext(c.Request().Context())
+func LeaseFrom(r *http.Request) *zklock.Lease {
+	return zklock.LeaseFromContext(r.Context())
 }

@@ -1,4 +1,4 @@
-package middleware_test
+package zkecho_test
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	zkmw "github.com/zklockkit/zklockkit/middleware"
+	zkmw "github.com/zklockkit/zklockkit/middleware/zkecho"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 

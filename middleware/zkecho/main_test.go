@@ -1,4 +1,4 @@
-package middleware_test
+package zkecho_test
 
 import (
 	"testing"

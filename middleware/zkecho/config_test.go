@@ -1,4 +1,4 @@
-package middleware_test
+package zkecho_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	zkmw "github.com/zklockkit/zklockkit/middleware"
+	zkmw "github.com/zklockkit/zklockkit/middleware/zkecho"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -24,13 +24,18 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 		{"no locker", zkmw.Config{}, "no Locker"},
 		{"unknown mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Mode: zkmw.Mode(9)}}, "unknown mode"},
 		{"negative wait", zkmw.Config{Locker: c, Rule: zkmw.Rule{MaxWait: -time.Second}}, "negative MaxWait"},
-		{"try and wait", zkmw.Config{Locker: c, Rule: zkmw.Rule{Try: true, MaxWait: time.Second}}, "exclude"},
-		{"template and func", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "a", ResourceFunc: fn}}, "exclude"},
-		{"unterminated", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{id"}}, "unterminated"},
-		{"unmatched", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/id}"}}, "unmatched"},
-		{"empty placeholder", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{}"}}, "bad placeholder"},
-		{"nested", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{{id}}"}}, "unterminated"},
-		{"unknown source", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "{cookie:id}"}}, "unknown source"},
+		{"try and wait", zkmw.Config{Locker: c, Rule: zkmw.Rule{Try: true, MaxWait: time.Second}}, "Try and MaxWait exclude each other"},
+		{"template and func", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "a"}, ResourceFunc: fn}, "exclude"},
+		{"unterminated", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{id"}}, "unterminated placeholder"},
+		{"unmatched", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/id}"}}, "unexpected }"},
+		{"empty placeholder", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{}"}}, "empty placeholder"},
+		{"nested", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{a{b}}"}}, "unterminated placeholder"},
+		{"unknown source", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "{metadata:id}"}}, "unknown source"},
+		{"adjacent placeholders", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "{query:a}-{query:b}"}}, "separated by text containing"},
+		{"resource and resources", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "a", Resources: []string{"b", "c"}}}, "exclude"},
+		{"template listed twice", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resources: []string{"a/{id}", "b", "a/{id}"}}}, "listed twice"},
+		{"limit with mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Limit: 2, Mode: zkmw.ReadWrite}}, "Limit"},
+		{"negative limit", zkmw.Config{Locker: c, Rule: zkmw.Rule{Limit: -1}}, "negative Limit"},
 		{"negative retry", zkmw.Config{Locker: c, RetryAfter: -1}, "RetryAfter"},
 		{"negative release timeout", zkmw.Config{Locker: c, ReleaseTimeout: -1}, "ReleaseTimeout"},
 		{"rule and routes", zkmw.Config{Locker: c, Rule: zkmw.Rule{Try: true},
@@ -52,6 +57,9 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %q does not say %q", err, tc.want)
 			}
+			if strings.Contains(tc.want, "Try and MaxWait") && !errors.Is(err, zklock.ErrInvalidOption) {
+				t.Fatalf("error %q does not match zklock.ErrInvalidOption, as the core's refusal does", err)
+			}
 			func() {
 				defer func() {
 					if r, _ := recover().(error); !errors.Is(r, zkmw.ErrInvalidConfig) {
@@ -68,6 +76,8 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 		{Locker: c},
 		{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{id}/{query:currency}/{header:X-Tenant}/{param:id}/{*}"}},
 		{Locker: c, Rule: zkmw.Rule{Resource: "global-report", Mode: zkmw.Write, Try: true}},
+		{Locker: c, Rule: zkmw.Rule{Resources: []string{"accounts/{from}", "accounts/{to}"}, Limit: 3}},
+		{Locker: c, ResourceFunc: fn},
 		{Locker: c, Routes: map[string]zkmw.Rule{
 			"POST /accounts/:id/withdraw": {Resource: "accounts/{id}"},
 			"GET /accounts/:id":           {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
@@ -80,6 +90,7 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 	}
 	_ = zkmw.Lock(c, zkmw.Resource("accounts/{id}"), zkmw.WithMode(zkmw.ReadWrite), zkmw.MaxWait(time.Second), nil)
 	_ = zkmw.Lock(c, zkmw.ResourceFunc(fn), zkmw.Try())
+	_ = zkmw.Lock(c, zkmw.Resource("a/{x}", "b/{y}"), zkmw.WithLimit(2))
 	var _ zklock.Locker = c
 }
 

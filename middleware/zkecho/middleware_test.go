@@ -1,4 +1,4 @@
-package middleware_test
+package zkecho_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
-	zkmw "github.com/zklockkit/zklockkit/middleware"
+	zkmw "github.com/zklockkit/zklockkit/middleware/zkecho"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -30,7 +30,7 @@ func TestIntegration_RouteTable(t *testing.T) {
 		"POST /accounts/:id/withdraw": {Resource: "accounts/{id}"},
 		"* /accounts/:id":             {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
 		"GET /reports/:year":          {}, // default resource: the route path
-		"GET /api/v1/tenants/:t":      {ResourceFunc: func(c echo.Context) (string, error) { return "tenant-" + c.Param("t"), nil }},
+		"GET /api/v1/tenants/:t":      {Resource: "tenant-{t}"},
 	}}
 	mw, err := cfg.ToMiddleware()
 	if err != nil {
@@ -151,7 +151,7 @@ func TestIntegration_HooksAndErrorHandler(t *testing.T) {
 	if r := do(t, ctx, http.MethodGet, url+"/by-query?id=9", nil); r.body != "q/9" {
 		t.Fatalf("query template: %d %q", r.code, r.body)
 	}
-	if r := do(t, ctx, http.MethodGet, url+"/misconfigured/1", nil); r.code != http.StatusInternalServerError {
+	if r := do(t, ctx, http.MethodGet, url+"/misconfigured/1", nil); r.code != http.StatusInternalServerError || r.message != "lock misconfigured" {
 		t.Fatalf("template naming a parameter the route lacks: %d %q", r.code, r.body)
 	}
 	if ls := c.Locks(); len(ls) != 0 {

@@ -1,0 +1,244 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// Core is a compiled Config without its framework: the rules and route
+// table, the resource templates, and how to acquire, answer and release.
+// The net/http middleware of this package and the Echo adapters (package
+// zkecho, for Echo v4 and v5) are built on it, and so can be an adapter
+// for another router: find the request's Guard, Lock, run the handler
+// with Held.Request, then Release.
+//
+// Core uses the Config's Locker, Rule, Routes, Router.Parse, RetryAfter,
+// ReleaseTimeout, DisableServerTiming and AcquireOptions; the hooks
+// (Skipper, ErrorHandler, OnAcquire...) belong to the net/http middleware.
+type Core struct {
+	locker       zklock.Locker
+	parse        PatternParser
+	retryAfter   time.Duration
+	release      time.Duration
+	serverTiming bool
+
+	single *Guard      // when Routes is empty
+	routes routeTable  // otherwise
+	guards sync.Map    // *rule → *Guard, for the table
+	bound  sync.Map    // pattern → *routeInfo, for the single rule
+}
+
+// Guard is the lock of one rule: the single Rule of a Config, or the rule
+// of one route of its table.
+type Guard struct {
+	core    *Core
+	rule    *rule
+	pattern string // the table's pattern, or "" for the single rule
+}
+
+// Match is what the router matched for a request.
+type Match struct {
+	// Pattern is the route pattern as registered ("/accounts/{id}",
+	// "/accounts/:id"), without a method; "" when unknown.
+	Pattern string
+	// Param returns the value of a parameter of the matched route.
+	Param func(name string) string
+	// Func, when set, computes the resource of a rule that names none,
+	// instead of the route's path (the adapter's ResourceFunc).
+	Func func() (string, error)
+}
+
+// Core compiles the configuration. Errors match ErrInvalidConfig.
+func (config Config) Core() (*Core, error) {
+	if config.Locker == nil {
+		return nil, fmt.Errorf("%w: no Locker", ErrInvalidConfig)
+	}
+	c := &Core{locker: config.Locker, parse: config.Router.Parse, serverTiming: !config.DisableServerTiming}
+	if c.parse == nil {
+		c.parse = ParseServeMuxPattern
+	}
+	switch {
+	case config.RetryAfter < 0:
+		return nil, fmt.Errorf("%w: negative RetryAfter", ErrInvalidConfig)
+	case config.RetryAfter == 0:
+		c.retryAfter = DefaultRetryAfter
+	default:
+		c.retryAfter = config.RetryAfter
+	}
+	switch {
+	case config.ReleaseTimeout < 0:
+		return nil, fmt.Errorf("%w: negative ReleaseTimeout", ErrInvalidConfig)
+	case config.ReleaseTimeout == 0:
+		c.release = DefaultReleaseTimeout
+	default:
+		c.release = config.ReleaseTimeout
+	}
+	base := slices.DeleteFunc(slices.Clone(config.AcquireOptions),
+		func(o zklock.AcquireOption) bool { return o == nil })
+	if len(config.Routes) == 0 {
+		r, err := compileRule(config.Rule, base)
+		if err != nil {
+			return nil, err
+		}
+		c.single = &Guard{core: c, rule: r}
+		return c, nil
+	}
+	if !config.Rule.isZero() {
+		return nil, fmt.Errorf("%w: set either the Rule fields or Routes, not both", ErrInvalidConfig)
+	}
+	c.routes = make(routeTable, len(config.Routes))
+	for key, rr := range config.Routes {
+		method, pattern, err := parseRouteKey(key)
+		if err != nil {
+			return nil, err
+		}
+		r, err := compileRule(rr, base)
+		if err != nil {
+			return nil, fmt.Errorf("route %q: %w", key, err)
+		}
+		r.route = r.bindRoute(c.parse, pattern)
+		if r.route.err != nil {
+			return nil, fmt.Errorf("route %q: %w", key, r.route.err)
+		}
+		if c.routes[pattern] == nil {
+			c.routes[pattern] = make(map[string]*rule)
+		}
+		if c.routes[pattern][method] != nil {
+			return nil, fmt.Errorf("%w: route %q is listed twice", ErrInvalidConfig, method+" "+pattern)
+		}
+		c.routes[pattern][method] = r
+	}
+	return c, nil
+}
+
+// Guard returns the guard of a request's route (method, and pattern as
+// in Match.Pattern), or nil when the route is not locked: with a Routes
+// table, routes not in it.
+func (c *Core) Guard(method, pattern string) *Guard {
+	if c.single != nil {
+		return c.single
+	}
+	r := c.routes.lookup(method, pattern)
+	if r == nil {
+		return nil
+	}
+	if g, ok := c.guards.Load(r); ok {
+		return g.(*Guard)
+	}
+	g, _ := c.guards.LoadOrStore(r, &Guard{core: c, rule: r, pattern: pattern})
+	return g.(*Guard)
+}
+
+// Check reports whether the guard's templates fit the route of pattern:
+// ErrInvalidConfig when a template names a parameter the route lacks. An
+// adapter calls it when a route is registered, if the router tells; Lock
+// calls it otherwise, once per pattern.
+func (g *Guard) Check(pattern string) error {
+	return g.route(pattern).err
+}
+
+// route returns what the guard's rule needs of a route pattern.
+func (g *Guard) route(pattern string) *routeInfo {
+	if g.rule.route != nil {
+		return g.rule.route
+	}
+	if pattern == "" {
+		return nil
+	}
+	c := g.core
+	if v, ok := c.bound.Load(pattern); ok {
+		return v.(*routeInfo)
+	}
+	v, _ := c.bound.LoadOrStore(pattern, g.rule.bindRoute(c.parse, pattern))
+	return v.(*routeInfo)
+}
+
+// Held is a request's lock, from Lock to Release.
+type Held struct {
+	guard    *Guard
+	req      *http.Request
+	lease    *zklock.Lease
+	resource string
+	mode     zklock.Mode
+	waited   time.Duration
+}
+
+// Lock computes the request's resources and acquires them, with the
+// request's context, and sets the Server-Timing header on h (the
+// response's headers) unless disabled. A failure is a *LockError, for the
+// adapter's error handler.
+func (g *Guard) Lock(h http.Header, r *http.Request, m Match) (*Held, error) {
+	mode := g.rule.mode.lockMode(r.Method)
+	if g.rule.src.Limit > 0 {
+		mode = zklock.Semaphore
+	}
+	ri := g.route(m.Pattern)
+	if ri != nil && ri.err != nil {
+		return nil, g.lockError("", mode, 0, ri.err)
+	}
+	rs, err := g.rule.resources(r, ri, m)
+	if err != nil {
+		return nil, g.lockError(resourceList(rs), mode, 0, err)
+	}
+	resource := resourceList(rs)
+	opts := g.rule.opts[g.rule.mode.lockMode(r.Method)]
+	start := time.Now()
+	var lease *zklock.Lease
+	if len(rs) == 1 {
+		lease, err = g.core.locker.Acquire(r.Context(), rs[0], opts...)
+	} else {
+		lease, err = g.core.locker.AcquireAll(r.Context(), rs, opts...)
+	}
+	waited := time.Since(start)
+	if g.core.serverTiming && (err == nil || !errors.Is(err, zklock.ErrInvalidResource)) {
+		h.Add(HeaderServerTiming, serverTiming(resource, waited))
+	}
+	if err != nil {
+		return nil, g.lockError(resource, mode, waited, err)
+	}
+	return &Held{guard: g, req: r.WithContext(lease.Context(r.Context())), lease: lease,
+		resource: resource, mode: mode, waited: waited}, nil
+}
+
+func (g *Guard) lockError(resource string, mode zklock.Mode, waited time.Duration, err error) *LockError {
+	return &LockError{Resource: resource, Mode: mode, Waited: waited, RetryAfter: g.core.retryAfter, Err: err}
+}
+
+// Request returns the request to hand to the handler: its context is the
+// lease's (cancelled if the lease is lost, carrying the lease for
+// LeaseFrom and for re-entry).
+func (h *Held) Request() *http.Request { return h.req }
+
+// Lease returns the lease.
+func (h *Held) Lease() *zklock.Lease { return h.lease }
+
+// Lost returns a *LockError when the handler, which returned err, stopped
+// because the lease was lost; the adapter answers it instead of err.
+func (h *Held) Lost(err error) error {
+	if err == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, zklock.ErrLeaseLost)) {
+		return nil
+	}
+	if lost := h.lease.Err(); errors.Is(lost, zklock.ErrLeaseLost) {
+		return h.guard.lockError(h.resource, h.mode, h.waited, lost)
+	}
+	return nil
+}
+
+// Release gives the lease back, with a context that outlives the
+// request's (a client that went away must not leave the lock held),
+// bounded by the ReleaseTimeout. It returns the release's error: nil, a
+// *zklock.LostError if the lease was lost meanwhile, or the error of a
+// release ZooKeeper did not confirm in time (it goes on in the
+// background).
+func (h *Held) Release() error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(h.req.Context()), h.guard.core.release)
+	defer cancel()
+	return h.lease.Release(ctx)
+}

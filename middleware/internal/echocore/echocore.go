@@ -1,0 +1,118 @@
+// Package echocore is what the Echo v4 and v5 adapters share: the request
+// flow over the net/http core, generic over Echo's context type (an
+// interface in v4, a struct pointer in v5).
+package echocore
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/zklockkit/zklockkit/middleware"
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// Context is the part of Echo's context the adapters use.
+type Context interface {
+	Request() *http.Request
+	SetRequest(r *http.Request)
+	Param(name string) string
+	Path() string
+}
+
+// Hooks are an adapter's Config hooks, in its Echo's types, with defaults
+// filled in; Header and Matched say what differs between Echo versions.
+type Hooks[C Context] struct {
+	Skipper      func(c C) bool
+	BeforeFunc   func(c C)
+	Param        func(c C, name string) string
+	ResourceFunc func(c C) (string, error)
+	ErrorHandler func(c C, err error) error
+	OnAcquire    func(c C, lease *zklock.Lease)
+	OnRelease    func(c C, lease *zklock.Lease, err error)
+
+	Header  func(c C) http.Header // the response's headers
+	Matched func(c C) bool        // the request matched a route handler (no 404 or 405)
+}
+
+// Adapter serves requests of one Config.
+type Adapter[C Context] struct {
+	core *middleware.Core
+	h    Hooks[C]
+}
+
+// New compiles cfg (whose hooks are unused) with Echo's patterns.
+func New[C Context](cfg middleware.Config, hasFunc bool, h Hooks[C]) (*Adapter[C], error) {
+	cfg.Router = middleware.Router{Parse: middleware.ParseEchoPattern}
+	core, err := cfg.Core()
+	if err != nil {
+		return nil, err
+	}
+	if hasFunc && (cfg.Resource != "" || len(cfg.Resources) > 0) {
+		return nil, fmt.Errorf("%w: Resource and ResourceFunc exclude each other", middleware.ErrInvalidConfig)
+	}
+	if h.Param == nil {
+		h.Param = DecodedParam[C]
+	}
+	return &Adapter[C]{core: core, h: h}, nil
+}
+
+// DecodedParam is c.Param(name), decoded when Echo matched the route on
+// the request's escaped path (URL.RawPath, set when the path holds an
+// escape such as %2F that decoding would lose): Echo then gives raw
+// values.
+func DecodedParam[C Context](c C, name string) string {
+	v := c.Param(name)
+	if c.Request().URL.RawPath != "" {
+		if d, err := url.PathUnescape(v); err == nil {
+			return d
+		}
+	}
+	return v
+}
+
+// Guard returns the guard of the route pattern for method (see
+// middleware.Core.Guard).
+func (a *Adapter[C]) Guard(method, pattern string) *middleware.Guard {
+	return a.core.Guard(method, pattern)
+}
+
+// Serve runs next under the lock of c's route.
+func (a *Adapter[C]) Serve(c C, next func(C) error) error {
+	if a.h.Skipper != nil && a.h.Skipper(c) || !a.h.Matched(c) {
+		return next(c)
+	}
+	req := c.Request()
+	pattern := c.Path()
+	g := a.core.Guard(req.Method, pattern)
+	if g == nil {
+		return next(c)
+	}
+	if a.h.BeforeFunc != nil {
+		a.h.BeforeFunc(c)
+	}
+	m := middleware.Match{Pattern: pattern, Param: func(name string) string { return a.h.Param(c, name) }}
+	if a.h.ResourceFunc != nil {
+		m.Func = func() (string, error) { return a.h.ResourceFunc(c) }
+	}
+	held, err := g.Lock(a.h.Header(c), req, m)
+	if err != nil {
+		return a.h.ErrorHandler(c, err)
+	}
+	// Released when the handler returns, fails or panics.
+	defer func() {
+		err := held.Release()
+		if a.h.OnRelease != nil {
+			a.h.OnRelease(c, held.Lease(), err)
+		}
+	}()
+	c.SetRequest(held.Request())
+	if a.h.OnAcquire != nil {
+		a.h.OnAcquire(c, held.Lease())
+	}
+	err = next(c)
+	if lost := held.Lost(err); lost != nil {
+		return a.h.ErrorHandler(c, lost)
+	}
+	return err
+}

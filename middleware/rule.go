@@ -1,0 +1,239 @@
+package middleware
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/zklockkit/zklockkit/internal/restmpl"
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// Sources a template may name in a placeholder: {param:id} (or just {id}),
+// {query:id}, {header:X-Tenant}, {cookie:session}.
+const (
+	srcParam  = "param"
+	srcQuery  = "query"
+	srcHeader = "header"
+	srcCookie = "cookie"
+)
+
+var sources = []string{srcParam, srcQuery, srcHeader, srcCookie}
+
+// template is a parsed resource template with its placeholders bound to
+// the parts of a request they read.
+type template struct {
+	t     *restmpl.Template
+	binds []binding
+	query bool // some placeholder reads the query string
+}
+
+type binding struct {
+	src  string // srcParam, srcQuery, srcHeader or srcCookie
+	name string // canonical for headers
+}
+
+func parseTemplate(s string) (*template, error) {
+	t, err := restmpl.Parse(s, sources...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	bt := &template{t: t}
+	for _, p := range t.Placeholders() {
+		b := binding{src: p.Source, name: p.Name}
+		switch b.src {
+		case "":
+			b.src = srcParam
+		case srcHeader:
+			b.name = http.CanonicalHeaderKey(p.Name)
+		case srcQuery:
+			bt.query = true
+		}
+		bt.binds = append(bt.binds, b)
+	}
+	return bt, nil
+}
+
+// params returns the route parameters the template reads.
+func (t *template) params() []string {
+	var ps []string
+	for _, b := range t.binds {
+		if b.src == srcParam {
+			ps = append(ps, b.name)
+		}
+	}
+	return ps
+}
+
+// render fills the template in from r and the route's parameters.
+func (t *template) render(r *http.Request, param func(string) string) (string, error) {
+	if s, ok := t.t.Literal(); ok {
+		return s, nil
+	}
+	var q url.Values
+	if t.query {
+		q = r.URL.Query()
+	}
+	return t.t.Render(func(i int) string {
+		b := t.binds[i]
+		switch b.src {
+		case srcParam:
+			if param == nil {
+				return ""
+			}
+			return param(b.name)
+		case srcQuery:
+			return q.Get(b.name)
+		case srcHeader:
+			return r.Header.Get(b.name)
+		}
+		if c, err := r.Cookie(b.name); err == nil {
+			return c.Value
+		}
+		return ""
+	})
+}
+
+// rule is a compiled Rule.
+type rule struct {
+	src   Rule
+	tmpls []*template // none: the route's own path, or the adapter's function
+	mode  Mode
+	// acquire options for each zklock mode the rule may use, built once
+	opts [3][]zklock.AcquireOption // by zklock.Exclusive, Read, Write
+	// route, when known at compile time: the default template and the
+	// check of the templates' parameters against the route's
+	route *routeInfo
+}
+
+// routeInfo is what a route pattern says: its parameters and the default
+// template (the pattern itself, parameters filled in).
+type routeInfo struct {
+	params []string
+	def    *template
+	err    error // a template names a parameter the route lacks
+}
+
+// compileRule checks r and builds its acquire options over base.
+func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
+	switch {
+	case !r.Mode.valid():
+		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalidConfig, int(r.Mode))
+	case r.MaxWait < 0:
+		return nil, fmt.Errorf("%w: negative MaxWait", ErrInvalidConfig)
+	case r.Try && r.MaxWait > 0:
+		return nil, fmt.Errorf("%w: %w: Try and MaxWait exclude each other", ErrInvalidConfig, zklock.ErrInvalidOption)
+	case r.Limit < 0:
+		return nil, fmt.Errorf("%w: negative Limit", ErrInvalidConfig)
+	case r.Limit > 0 && r.Mode != Exclusive:
+		return nil, fmt.Errorf("%w: a Limit (semaphore) has no Mode: leave Mode as Exclusive", ErrInvalidConfig)
+	case r.Resource != "" && len(r.Resources) > 0:
+		return nil, fmt.Errorf("%w: Resource and Resources exclude each other", ErrInvalidConfig)
+	}
+	cr := &rule{src: r, mode: r.Mode}
+	srcs := r.Resources
+	if r.Resource != "" {
+		srcs = []string{r.Resource}
+	}
+	for i, s := range srcs {
+		if slices.Contains(srcs[:i], s) {
+			return nil, fmt.Errorf("%w: resource template %q is listed twice", ErrInvalidConfig, s)
+		}
+		t, err := parseTemplate(s)
+		if err != nil {
+			return nil, err
+		}
+		cr.tmpls = append(cr.tmpls, t)
+	}
+	// The user's options first, so that the rule's own override them only
+	// where the rule says something.
+	for _, m := range []zklock.Mode{zklock.Exclusive, zklock.Read, zklock.Write} {
+		opts := slices.Clip(slices.Clone(base))
+		switch {
+		case r.Limit > 0:
+			opts = append(opts, zklock.WithLimit(r.Limit))
+		case m != zklock.Exclusive || r.Mode != Exclusive:
+			opts = append(opts, zklock.WithMode(m))
+		}
+		if r.Try {
+			opts = append(opts, zklock.Try())
+		}
+		if r.MaxWait > 0 {
+			opts = append(opts, zklock.MaxWait(r.MaxWait))
+		}
+		cr.opts[m] = opts
+	}
+	return cr, nil
+}
+
+// bindRoute checks the rule's templates against the route of pattern and
+// computes the default template.
+func (r *rule) bindRoute(parse PatternParser, pattern string) *routeInfo {
+	ri := &routeInfo{}
+	params, def, err := parse(pattern)
+	if err != nil {
+		ri.err = fmt.Errorf("%w: route %q: %w", ErrInvalidConfig, pattern, err)
+		return ri
+	}
+	ri.params = params
+	for _, t := range r.tmpls {
+		for _, p := range t.params() {
+			if !slices.Contains(params, p) {
+				ri.err = fmt.Errorf("%w: resource template %q: route %q has no parameter %q", ErrInvalidConfig, t.t, pattern, p)
+				return ri
+			}
+		}
+	}
+	if len(r.tmpls) == 0 {
+		if def == "" {
+			def = "/"
+		}
+		ri.def, ri.err = parseTemplate(def)
+	}
+	return ri
+}
+
+// resources computes the request's resources: distinct, sorted when more
+// than one.
+func (r *rule) resources(req *http.Request, ri *routeInfo, m Match) ([]string, error) {
+	switch {
+	case len(r.tmpls) == 1:
+		s, err := r.tmpls[0].render(req, m.Param)
+		return []string{s}, err
+	case len(r.tmpls) > 1:
+		rs := make([]string, 0, len(r.tmpls))
+		for _, t := range r.tmpls {
+			s, err := t.render(req, m.Param)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, s)
+		}
+		// Two templates may name one resource (a transfer from an account
+		// to itself): it is locked once.
+		slices.Sort(rs)
+		return slices.Compact(rs), nil
+	case m.Func != nil:
+		s, err := m.Func()
+		return []string{s}, err
+	case ri != nil && ri.def != nil:
+		s, err := ri.def.render(req, m.Param)
+		return []string{s}, err
+	}
+	// No route pattern known: the request's path.
+	p := req.URL.Path
+	if len(p) > 1 && p[0] == '/' {
+		p = p[1:]
+	}
+	return []string{p}, nil
+}
+
+// resourceList joins resources for display (Server-Timing, LockError).
+func resourceList(rs []string) string {
+	if len(rs) == 1 {
+		return rs[0]
+	}
+	return strings.Join(rs, ",")
+}
