@@ -29,11 +29,16 @@ type Core struct {
 	release      time.Duration
 	serverTiming bool
 
-	single *Guard      // when Routes is empty
-	routes routeTable  // otherwise
-	guards sync.Map    // *rule → *Guard, for the table
-	bound  sync.Map    // pattern → *routeInfo, for the single rule
+	single   *Guard     // when Routes is empty
+	unrouted *Guard     // a request whose route the table cannot know
+	routes   routeTable // otherwise
+	guards   sync.Map   // *rule → *Guard, for the table
+	bound    sync.Map   // pattern → *routeInfo, for the single rule
 }
+
+// errUnrouted answers a request that reaches a Routes table with no route
+// pattern: the middleware runs before the router matched the request.
+var errUnrouted = fmt.Errorf("%w: the request's route pattern is unknown: with Routes, the middleware must run after the router matched the route (see Router)", ErrInvalidConfig)
 
 // Guard is the lock of one rule: the single Rule of a Config, or the rule
 // of one route of its table.
@@ -93,6 +98,7 @@ func (config Config) Core() (*Core, error) {
 	if !config.Rule.isZero() {
 		return nil, fmt.Errorf("%w: set either the Rule fields or Routes, not both", ErrInvalidConfig)
 	}
+	c.unrouted = &Guard{core: c, rule: &rule{route: &routeInfo{err: errUnrouted}}}
 	c.routes = make(routeTable, len(config.Routes))
 	for key, rr := range config.Routes {
 		method, pattern, err := parseRouteKey(key)
@@ -124,6 +130,9 @@ func (config Config) Core() (*Core, error) {
 func (c *Core) Guard(method, pattern string) *Guard {
 	if c.single != nil {
 		return c.single
+	}
+	if pattern == "" {
+		return c.unrouted
 	}
 	r := c.routes.lookup(method, pattern)
 	if r == nil {

@@ -1,0 +1,164 @@
+package zkecho
+
+import (
+	"errors"
+	"net/http"
+	"reflect"
+	"sync"
+
+	"github.com/labstack/echo/v5"
+
+	"github.com/zklockkit/zklockkit/middleware"
+	"github.com/zklockkit/zklockkit/middleware/internal/echocore"
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// Lock returns a middleware that locks the route it is attached to:
+// DefaultConfig with locker, adjusted by opts. It panics on a bad
+// configuration, at set-up; use Config.ToMiddleware to get the error.
+//
+//	e.POST("/accounts/:id/withdraw", withdraw, zkecho.Lock(client, zkecho.Resource("accounts/{id}")))
+func Lock(locker zklock.Locker, opts ...Option) echo.MiddlewareFunc {
+	cfg := DefaultConfig
+	cfg.Locker = locker
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return LockWithConfig(cfg)
+}
+
+// LockWithConfig returns the middleware for config. It panics on a bad
+// configuration, at set-up, like Echo's own XWithConfig constructors; use
+// Config.ToMiddleware to get the error instead.
+func LockWithConfig(config Config) echo.MiddlewareFunc {
+	mw, err := config.ToMiddleware()
+	if err != nil {
+		panic(err)
+	}
+	return mw
+}
+
+var _ echo.MiddlewareConfigurator = Config{}
+
+// ToMiddleware checks the configuration, fills in defaults and returns the
+// middleware (echo.MiddlewareConfigurator). Errors match ErrInvalidConfig.
+func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+	h := echocore.Hooks[*echo.Context]{
+		Skipper:      config.Skipper,
+		BeforeFunc:   config.BeforeFunc,
+		Param:        config.Param,
+		ResourceFunc: config.ResourceFunc,
+		ErrorHandler: config.ErrorHandler,
+		OnAcquire:    config.OnAcquire,
+		OnRelease:    config.OnRelease,
+		Header:       func(c *echo.Context) http.Header { return c.Response().Header() },
+		// On a 404 or 405 answer Echo v5 sets no route path.
+		Matched: func(c *echo.Context) bool { return c.Path() != "" },
+	}
+	if h.ErrorHandler == nil {
+		h.ErrorHandler = DefaultErrorHandler
+	}
+	a, err := echocore.New(config.core(), config.ResourceFunc != nil, h)
+	if err != nil {
+		return nil, err
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if reflect.ValueOf(next).Pointer() == probePC {
+			probing.found = append(probing.found, a)
+		}
+		return func(c *echo.Context) error { return a.Serve(c, next) }
+	}, nil
+}
+
+// core is the part of config the net/http core takes.
+func (config Config) core() middleware.Config {
+	return middleware.Config{
+		Locker:              config.Locker,
+		Rule:                config.Rule,
+		Routes:              config.Routes,
+		RetryAfter:          config.RetryAfter,
+		ReleaseTimeout:      config.ReleaseTimeout,
+		DisableServerTiming: config.DisableServerTiming,
+		AcquireOptions:      config.AcquireOptions,
+	}
+}
+
+// CheckRoutes reports the keys of config.Routes that match none of routes,
+// typically e.Router().Routes() once every route is registered: a key
+// with a typo would otherwise silently leave its route unlocked. The
+// error matches ErrInvalidConfig.
+func (config Config) CheckRoutes(routes echo.Routes) error {
+	rs := make([]string, 0, len(routes))
+	for _, r := range routes {
+		rs = append(rs, r.Method+" "+r.Path)
+	}
+	return middleware.Config{Routes: config.Routes}.CheckRoutes(rs)
+}
+
+// probe is the handler CheckRoute hands to a route's middleware to find
+// those built by this package.
+func probe(*echo.Context) error { return nil }
+
+var (
+	probePC = reflect.ValueOf(probe).Pointer()
+	probing struct {
+		sync.Mutex
+		found []*echocore.Adapter[*echo.Context]
+	}
+)
+
+// CheckRoute reports whether the lock middleware of route (those of this
+// package among route.Middlewares) fits it: ErrInvalidConfig when a
+// template names a parameter the route's path lacks. Install it as Echo's
+// OnAddRoute hook, and such a route fails when it is registered (e.GET
+// panics with the error, as for a duplicate route) instead of answering
+// 500 at its first request:
+//
+//	e := echo.New()
+//	e.OnAddRoute = zkecho.CheckRoute
+//
+// It builds each route middleware once more, with a handler that is never
+// called.
+func CheckRoute(route echo.Route) error {
+	probing.Lock()
+	defer probing.Unlock()
+	probing.found = probing.found[:0]
+	for _, mw := range route.Middlewares {
+		if mw != nil {
+			mw(probe)
+		}
+	}
+	for _, a := range probing.found {
+		if g := a.Guard(route.Method, route.Path); g != nil {
+			if err := g.Check(route.Path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DefaultErrorHandler answers lock failures with an *echo.HTTPError (a JSON
+// {"message": ...} body under Echo's default HTTP error handler), as
+// middleware.AnswerFor says, wrapping the original error. An error that
+// carries an HTTP status (an *echo.HTTPError from a ResourceFunc, Echo's
+// predefined errors) is answered as is.
+func DefaultErrorHandler(c *echo.Context, err error) error {
+	var le *LockError
+	if errors.As(err, &le) && echo.StatusCode(le.Err) != 0 {
+		return le.Err
+	}
+	a := middleware.AnswerFor(err)
+	middleware.SetRetryAfter(c.Response().Header(), a, err)
+	return echo.NewHTTPError(a.Status, a.Message).Wrap(err)
+}
+
+// LeaseFrom returns the lease the middleware holds for the request, or nil
+// outside a locked route. It shows the lease (Token for fencing, Resource,
+// Done, Err) but cannot release it: the middleware releases it after the
+// handler returns.
+func LeaseFrom(c *echo.Context) *zklock.Lease {
+	return zklock.LeaseFromContext(c.Request().Context())
+}
