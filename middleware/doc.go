@@ -1,84 +1,94 @@
-// Package middleware is Echo v4 middleware that runs a route's handler under
-// a distributed lock: concurrent requests that touch the same resource run
-// one at a time across every replica of the service, requests for different
-// resources run in parallel.
+// Package middleware runs HTTP handlers under a distributed lock:
+// concurrent requests that touch the same resource run one at a time
+// across every replica of the service, requests for different resources
+// run in parallel.
 //
-// The package shares its name with Echo's own middleware package; import
-// it under an alias:
-//
-//	import (
-//		echomw "github.com/labstack/echo/v4/middleware"
-//		zkmw "github.com/zklockkit/zklockkit/middleware"
-//	)
+// It is the net/http core of zklockkit's HTTP front ends: a
+// func(http.Handler) http.Handler for the standard library's ServeMux
+// (and chi, gorilla/mux, any router, through [Router]), and the
+// [Core] that the Echo adapters build on (package
+// github.com/zklockkit/zklockkit/middleware/zkecho for Echo v4, and
+// .../zkecho/v5 for Echo v5). Every front end takes the same [Rule],
+// the same resource templates, and gives the same answers.
 //
 // # Per route
 //
 //	client, err := zklock.Connect(ctx, []string{"127.0.0.1:2181"})
 //	...
-//	e.POST("/accounts/:id/withdraw", withdraw,
-//		zkmw.Lock(client, zkmw.Resource("accounts/{id}"), zkmw.MaxWait(2*time.Second)))
+//	mux.Handle("POST /accounts/{id}/withdraw",
+//		zkmw.Lock(client, zkmw.Resource("accounts/{id}"), zkmw.MaxWait(2*time.Second))(withdraw))
 //
-// Lock, like Echo's constructors, panics on a bad configuration at set-up;
-// Config.ToMiddleware returns the error instead. The Locker is any
-// [zklock.Locker]: a *zklock.Client in production, or another
-// implementation in a unit test.
+// Lock panics on a bad configuration at set-up; [Config.ToMiddleware]
+// returns the error instead. The Locker is any [zklock.Locker]: a
+// *zklock.Client in production, or another implementation in a unit test.
 //
-// # Once for the app
+// # A table for the app
 //
-// A table from route ("METHOD /path" as registered) to [Rule]; routes not
-// in it are not locked:
+// A table from route ("METHOD /pattern" as registered) to [Rule]; routes
+// not in it are not locked. The middleware must see the matched route:
+// with ServeMux, wrap each handler (the mux matches, then calls it); with
+// chi, add it with r.With or inside r.Group; with gorilla/mux, r.Use. A
+// table middleware placed before the router answers 500 rather than let
+// requests through unlocked.
 //
 //	mw, err := zkmw.Config{
 //		Locker: client,
 //		Routes: map[string]zkmw.Rule{
-//			"POST /accounts/:id/withdraw": {Resource: "accounts/{id}"},
-//			"GET /accounts/:id":           {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
+//			"POST /accounts/{id}/withdraw": {Resource: "accounts/{id}"},
+//			"GET /accounts/{id}":           {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
 //		},
 //	}.ToMiddleware()
-//	if err != nil { ... }
-//	e.Use(mw)
 //
-// [Config.CheckRoutes] with e.Routes() finds table keys that match no
-// route.
+// [Config.CheckRoutes] finds table keys that match no registered route.
 //
 // # Resources
 //
-// A [Rule] names its resource with a template over route parameters
-// ({id} or {param:id}), query parameters ({query:name}) and headers
-// ({header:X-Tenant}), or with a function of the echo.Context. By default
-// the resource is the route's path without its leading slash, parameters
-// filled in: "accounts/42/withdraw". Values are inserted verbatim; zklock
-// maps every resource name to a single znode under its root, so no input
-// can reach outside it. A name zklock refuses (control characters, invalid
-// UTF-8, over [zklock.MaxResourceLen] bytes) or a missing value answers 400.
+// A [Rule] names its resources with templates in zklockkit's one resource
+// language: route parameters ({id} or {param:id}), query parameters
+// ({query:name}), headers ({header:X-Tenant}) and cookies
+// ({cookie:session}). A placeholder's value is escaped ("/" as "%2F", "%"
+// as "%25"), so distinct keys never name the same resource and a key
+// cannot add a level to the name; the gRPC interceptors and generated
+// code escape alike, so "accounts/{id}" names one resource whichever
+// front end locks it. Two placeholders must be separated by text
+// containing "/", and "{{" "}}" are literal braces. By default the
+// resource is the route's pattern without its leading slash, parameters
+// filled in: "accounts/42/withdraw". A missing or empty value, or a name
+// zklock refuses (control characters, invalid UTF-8, over
+// [zklock.MaxResourceLen] bytes), answers 400. Several templates
+// ([Rule].Resources) lock all their resources, all or nothing; two that
+// name the same resource for a request lock it once.
 //
 // # Modes and waiting
 //
 // [Exclusive] (the default) admits one request at a time; [ReadWrite]
 // lets GET and HEAD requests share the lock while other methods take it
-// alone; [Read] and [Write] fix the mode for every method. By default a
-// request waits for the lock as long as it lives; [Rule].Try answers 423 at
-// once when the resource is busy, and [Rule].MaxWait bounds the wait
-// (also while ZooKeeper is unreachable).
+// alone; [Read] and [Write] fix the mode for every method; [Rule].Limit
+// makes a semaphore. By default a request waits for the lock as long as
+// it lives; [Rule].Try answers 423 at once when the resource is busy, and
+// [Rule].MaxWait bounds the wait (also while ZooKeeper is unreachable).
+// Try and MaxWait exclude each other: the configuration is refused with
+// an error that matches both ErrInvalidConfig and zklock.ErrInvalidOption.
 //
 // # During the request
 //
 // The handler runs with the request's context replaced by the lease's
 // context ([zklock.Lease.Context]): it is cancelled if the lock is lost
-// mid-request, and it carries the lease, so code called by the handler that
-// acquires the same resource through the same Locker with that context
-// re-enters the lock instead of deadlocking. [LeaseFrom] gives the lease
-// (for its fencing token). The lease is released when the handler returns,
-// whether it succeeds, returns an error or panics, and when the client
-// goes away (the context is cancelled; the release does not depend on it).
+// mid-request, and it carries the lease, so code called by the handler
+// that acquires the same resource through the same Locker with that
+// context re-enters the lock instead of deadlocking. [LeaseFrom] gives the
+// lease (for its fencing token). The lease is released when the handler
+// returns, whether it succeeds or panics, and when the client goes away
+// (the release does not depend on the request's context).
 //
-// # Responses
+// # Answers
 //
-// [DefaultErrorHandler] answers with *echo.HTTPError values: 423 Locked
-// with Retry-After when busy in Try mode, 503 with Retry-After when
-// MaxWait passed or ZooKeeper is unreachable, 400 for an invalid resource.
-// Replace it with Config.ErrorHandler; it receives a *[LockError] that
-// wraps the zklock error.
+// [AnswerFor] is the table every front end answers by: 423 Locked with
+// Retry-After when busy with Try, 503 with Retry-After when MaxWait passed,
+// ZooKeeper is unreachable or the lock was lost, 400 for an invalid
+// resource, 500 for a misconfiguration. [DefaultErrorHandler] writes it
+// as JSON {"message": "..."}; replace it with Config.ErrorHandler, which
+// receives a *[LockError] that wraps the zklock error.
 //
 // A Server-Timing header reports the lock wait, e.g.
 //

@@ -1,0 +1,52 @@
+package middleware_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	zkmw "github.com/zklockkit/zklockkit/middleware"
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+func post(url string) string {
+	resp, err := http.Post(url, "", nil)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+}
+
+// Lock one ServeMux route: withdrawals on one account run one at a time
+// across every replica; with Try, a busy account answers 423 Locked.
+func ExampleLock() {
+	ctx := context.Background()
+	client, err := zklock.Connect(ctx, []string{zktest.Shared().Addr()}, zklock.WithRoot("/zktest/ExampleLock-nethttp-"+time.Now().Format("150405.000000000")))
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+
+	mux := http.NewServeMux()
+	mux.Handle("POST /accounts/{id}/withdraw", zkmw.Lock(client, zkmw.Resource("accounts/{id}"), zkmw.Try())(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "withdrawn from %s", r.PathValue("id"))
+		})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	fmt.Println(post(srv.URL + "/accounts/42/withdraw"))
+	lease, _ := client.Acquire(ctx, "accounts/42") // another replica holds account 42
+	fmt.Println(post(srv.URL + "/accounts/42/withdraw"))
+	lease.Release(ctx)
+	// Output:
+	// 200 withdrawn from 42
+	// 423 {"message":"resource is locked"}
+}
