@@ -33,8 +33,8 @@ func newClient(t *testing.T, root string) *zklock.Client {
 }
 
 type answer struct {
-	code                int
-	body, msg           string
+	code               int
+	body, msg          string
 	retryAfter, timing string
 }
 
