@@ -1,6 +1,7 @@
 // Package interceptor provides gRPC server interceptors that run chosen
 // methods under a distributed lock of a [zklock.Locker], with the resource
-// taken from the request.
+// taken from the request, and client interceptors that retry calls a
+// server refused because their lock was busy.
 //
 // # Quick start
 //
@@ -48,16 +49,21 @@
 // transfers A→B and B→A cannot deadlock). [ResourceFrom] computes the
 // resource with a function instead.
 //
-// Values are checked and escaped: a message on the path that is not set, a
-// field with presence that is not set, an empty string or missing metadata,
-// and a result that zklock.ValidateResource refuses (control characters
-// such as NUL, invalid UTF-8, more than zklock.MaxResourceLen bytes) end
-// the call with InvalidArgument before ZooKeeper is contacted. '%' and '/'
-// in values are percent-encoded, and placeholders must be separated by text
+// Templates are zklockkit's one resource language, shared with the HTTP
+// middleware and generated code: a template names the same resource
+// through every front end. Values are checked and escaped: a message on
+// the path that is not set, a field with presence that is not set, an
+// empty string or missing metadata, and a result that
+// zklock.ValidateResource refuses (control characters such as NUL, invalid
+// UTF-8, more than zklock.MaxResourceLen bytes) end the call with
+// InvalidArgument before ZooKeeper is contacted. '%' and '/' in values are
+// written %25 and %2F, and placeholders must be separated by text
 // containing '/', so for one template distinct values always give distinct
 // resources; zklock then maps every resource name to a single znode under
-// its root ("../" cannot leave it). A template that names a field the
-// message does not have is a server bug: Internal.
+// its root ("../" cannot leave it). "{{" and "}}" are literal braces. A
+// template that names a field the message does not have is a server bug:
+// Internal. A template given twice for one method, or Try with MaxWait,
+// is a configuration error (the latter matches zklock.ErrInvalidOption).
 //
 // # Streams
 //
@@ -94,18 +100,41 @@
 //
 // Busy is ResourceExhausted rather than Unavailable so that clients and
 // dashboards can tell contention (the server is fine, the lock is taken)
-// from an outage of ZooKeeper (Unavailable); both are in go-grpc-middleware's
-// retry.DefaultRetriableCodes, so its retry interceptor retries busy calls
-// by default, and the status carries an errdetails.RetryInfo with the delay
-// set by [RetryDelay] (default [DefaultRetryDelay]). The handler has not run
-// when either is sent, so a retry is safe even for a non-idempotent method.
-// Aborted replaces whatever the handler returned: the handler may have
-// worked without mutual exclusion, and the client should retry at a higher
-// level.
+// from an outage of ZooKeeper (Unavailable). The busy status carries an
+// errdetails.RetryInfo with the delay set by [RetryDelay] (default
+// [DefaultRetryDelay]). Every status sent because the lock was not
+// acquired also carries an errdetails.ErrorInfo with reason
+// [NotAcquiredReason] and domain [ErrorDomain]: the handler has not run,
+// so a retry is safe even for a non-idempotent method ([NotAcquired]
+// tells). Aborted replaces whatever the handler returned: the handler may
+// have worked without mutual exclusion, and the client should retry at a
+// higher level.
+//
+// go-grpc-middleware's retry interceptor does not retry busy calls as it
+// comes: its default is no retries at all (max 0), and it ignores
+// RetryInfo; given retry.WithCodes(codes.ResourceExhausted) it would also
+// retry a ResourceExhausted sent by a handler that ran. Use this package's
+// client interceptors instead.
 //
 // Every locked call gets a trailer [WaitTrailerKey] ("zklock-wait-ms") with
-// the time it waited for the lock, whatever the outcome; [WaitFromTrailer]
-// reads it.
+// the time it waited for the lock, once the acquire was attempted; a call
+// that ended with DeadlineExceeded or Canceled has no trailers to read
+// (gRPC ends its stream). [WaitFromTrailer] reads it.
+//
+// # Client side
+//
+// [UnaryClientInterceptor] and [StreamClientInterceptor] retry a call
+// that the server refused because its lock was busy (ResourceExhausted
+// marked [NotAcquired]), after the delay of its RetryInfo (capped by
+// [WithMaxRetryDelay]), while the call's deadline allows the retry to
+// start, at most [WithMaxRetries] times. A call whose handler may have run
+// is never retried. A stream is retried by opening it again and sending
+// again the messages it sent before it learnt of the refusal (up to
+// [WithStreamBuffer]):
+//
+//	cc, err := grpc.NewClient(addr, creds,
+//		grpc.WithChainUnaryInterceptor(interceptor.UnaryClientInterceptor()),
+//		grpc.WithChainStreamInterceptor(interceptor.StreamClientInterceptor()))
 //
 // # Reentrancy
 //

@@ -3,6 +3,7 @@ package interceptor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,6 +168,9 @@ func newMethodConfig(opts []MethodOption) (*methodConfig, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	if c.try && c.maxWait > 0 {
+		return nil, fmt.Errorf("%w: Try and MaxWait exclude each other", zklock.ErrInvalidOption)
+	}
 	c.acquireOpts = append(c.acquireOpts, zklock.WithMode(c.mode))
 	if c.try {
 		c.acquireOpts = append(c.acquireOpts, zklock.Try())
@@ -192,7 +196,9 @@ func (c *methodConfig) setErr(err error) {
 //	Resource("tenants/{metadata:x-tenant-id}/reports")
 //
 // With several templates the call locks every resulting resource, all or
-// nothing (zklock.Locker.AcquireAll; duplicates count once). The default,
+// nothing (zklock.Locker.AcquireAll); templates that name the same
+// resource for a call (a transfer from an account to itself) lock it once.
+// A template given twice is a configuration error. The default,
 // without Resource or ResourceFrom, is the full method name. See the package
 // documentation for the template rules.
 func Resource(templates ...string) MethodOption {
@@ -202,7 +208,11 @@ func Resource(templates ...string) MethodOption {
 			return
 		}
 		c.templates = c.templates[:0]
-		for _, s := range templates {
+		for i, s := range templates {
+			if slices.Contains(templates[:i], s) {
+				c.setErr(fmt.Errorf("resource template %q is listed twice", s))
+				return
+			}
 			t, err := parseTemplate(s)
 			if err != nil {
 				c.setErr(err)
@@ -237,7 +247,10 @@ func ReadLock() MethodOption { return func(c *methodConfig) { c.mode = zklock.Re
 func WriteLock() MethodOption { return func(c *methodConfig) { c.mode = zklock.Write } }
 
 // Try refuses the call at once with ResourceExhausted when the lock is
-// busy, instead of waiting.
+// busy, instead of waiting. Try and MaxWait exclude each other: the
+// interceptor panics at construction with an error matching
+// zklock.ErrInvalidOption, as the HTTP middleware and codegen refuse the
+// pair.
 func Try() MethodOption { return func(c *methodConfig) { c.try = true } }
 
 // MaxWait bounds the wait for the lock; when it passes, the call is refused

@@ -3,11 +3,13 @@ package interceptor
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/zklockkit/zklockkit/zklock"
@@ -15,46 +17,75 @@ import (
 
 // acquireStatus turns an error of the lock's acquire under ctx into the
 // status sent to the client (the table in the package documentation).
+//
+// Every such status carries an errdetails.ErrorInfo with reason
+// NotAcquiredReason: the handler has not run (see NotAcquired).
 func acquireStatus(ctx context.Context, err error, retryDelay time.Duration) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
 	msg := err.Error()
+	code := codes.Internal
 	switch {
 	case errors.Is(err, zklock.ErrInvalidResource):
-		return status.Error(codes.InvalidArgument, msg)
+		code = codes.InvalidArgument
 	case errors.Is(err, zklock.ErrUnavailable), errors.Is(err, zklock.ErrClosed):
 		// ErrUnavailable comes wrapped with the context error that ended
 		// the wait: the cause is ZooKeeper, not the caller.
-		return status.Error(codes.Unavailable, msg)
+		code = codes.Unavailable
 	case errors.Is(err, zklock.ErrLocked), errors.Is(err, zklock.ErrWaitTimeout):
-		return busyStatus(msg, retryDelay)
+		return notAcquired(codes.ResourceExhausted, msg, &errdetails.RetryInfo{RetryDelay: durationpb.New(retryDelay)})
 	case errors.Is(err, context.Canceled) && !deadlinePassed(ctx):
-		return status.Error(codes.Canceled, msg)
+		code = codes.Canceled
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// gRPC ends a call whose deadline passed from two timers at
 		// once, one of which cancels: go by the deadline.
-		return status.Error(codes.DeadlineExceeded, msg)
+		code = codes.DeadlineExceeded
 	case errors.Is(err, zklock.ErrUpgrade):
-		return status.Error(codes.FailedPrecondition, msg)
-	case errors.Is(err, zklock.ErrLeaseLost):
-		return status.Error(codes.Aborted, msg)
+		code = codes.FailedPrecondition
 	}
-	return status.Error(codes.Internal, msg)
+	return notAcquired(code, msg)
+}
+
+// Where the server interceptors say that a call was refused before its
+// handler ran: an errdetails.ErrorInfo with this reason and domain.
+const (
+	NotAcquiredReason = "LOCK_NOT_ACQUIRED"
+	ErrorDomain       = "zklockkit.zklock"
+)
+
+var notAcquiredInfo = &errdetails.ErrorInfo{Reason: NotAcquiredReason, Domain: ErrorDomain}
+
+// notAcquired is a status with the not-acquired ErrorInfo and details.
+func notAcquired(code codes.Code, msg string, details ...protoadapt.MessageV1) error {
+	st := status.New(code, msg)
+	if ds, err := st.WithDetails(append([]protoadapt.MessageV1{notAcquiredInfo}, details...)...); err == nil {
+		st = ds
+	}
+	return st.Err()
+}
+
+// NotAcquired reports whether err is a status that the server
+// interceptors sent because the call's lock was not acquired: its handler
+// has not run, so retrying the call cannot repeat its effects. A status
+// with the same code sent by the handler itself (a ResourceExhausted of
+// the application's own) does not carry the mark.
+func NotAcquired(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	for _, d := range st.Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetReason() == NotAcquiredReason && ei.GetDomain() == ErrorDomain {
+			return true
+		}
+	}
+	return false
 }
 
 func deadlinePassed(ctx context.Context) bool {
 	d, ok := ctx.Deadline()
 	return ok && !time.Now().Before(d)
-}
-
-// busyStatus is ResourceExhausted with a RetryInfo detail.
-func busyStatus(msg string, retryDelay time.Duration) error {
-	st := status.New(codes.ResourceExhausted, msg)
-	if ds, err := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(retryDelay)}); err == nil {
-		st = ds
-	}
-	return st.Err()
 }
 
 // resourceStatus turns an error computing the resource into a status: the
@@ -65,13 +96,23 @@ func resourceStatus(err error) error {
 	}
 	switch {
 	case errors.Is(err, errBadRequest), errors.Is(err, zklock.ErrInvalidResource):
-		return status.Error(codes.InvalidArgument, "zklock: "+err.Error())
+		return status.Error(codes.InvalidArgument, zkMessage(err))
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
 	}
-	return status.Error(codes.Internal, "zklock: "+err.Error())
+	return status.Error(codes.Internal, zkMessage(err))
+}
+
+// zkMessage is err's message, prefixed "zklock: " unless zklock's own
+// errors already are.
+func zkMessage(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "zklock: ") {
+		return msg
+	}
+	return "zklock: " + msg
 }
 
 // lostStatus returns Aborted if the lease was lost before the handler

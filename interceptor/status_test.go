@@ -33,6 +33,9 @@ func TestIntegration_StatusCodes(t *testing.T) {
 		_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"), grpc.Trailer(&tr))
 		st := wantCode(t, err, codes.ResourceExhausted)
 		wantRetryDelay(t, st, 250*time.Millisecond)
+		if !interceptor.NotAcquired(err) {
+			t.Errorf("busy status %v is not marked as refused before the handler", st.Details())
+		}
 		if _, ok := interceptor.WaitFromTrailer(tr); !ok {
 			t.Errorf("no %s trailer on a busy call: %v", interceptor.WaitTrailerKey, tr)
 		}
@@ -201,7 +204,10 @@ func TestIntegration_StatusCodes(t *testing.T) {
 			transferReq("\u0085next-line", "b"), // C1 control character
 		} {
 			_, err := r.client(0).Transfer(callCtx(t), req)
-			wantCode(t, err, codes.InvalidArgument)
+			st := wantCode(t, err, codes.InvalidArgument)
+			if msg := st.Message(); strings.HasPrefix(msg, "zklock: zklock:") || !strings.HasPrefix(msg, "zklock: ") {
+				t.Errorf("message %q: want one \"zklock: \" prefix", msg)
+			}
 		}
 	})
 

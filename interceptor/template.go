@@ -7,24 +7,27 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zklockkit/zklockkit/internal/restmpl"
+
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// A template is literal text with {placeholders}: a dotted path of proto
-// field names ({transfer.from}) or an incoming metadata key
+// A template is a resource template of zklockkit's one language
+// (internal/restmpl) whose placeholders are a dotted path of proto field
+// names ({transfer.from}) or an incoming metadata key
 // ({metadata:x-tenant-id}).
 type template struct {
 	src    string
-	parts  []part
-	fields bool // refers to request fields
-	meta   bool // refers to metadata
+	t      *restmpl.Template
+	parts  []part // one per placeholder
+	fields bool   // refers to request fields
+	meta   bool   // refers to metadata
 
 	compiled sync.Map // protoreflect.MessageDescriptor → *compiledPaths
 }
 
 type part struct {
-	lit  string
 	path []protoreflect.Name // a field placeholder
 	key  string              // a metadata placeholder
 }
@@ -34,7 +37,9 @@ type compiledPaths struct {
 	err   error
 }
 
-const metaPrefix = "metadata:"
+// metaSource is the placeholder source of incoming metadata:
+// {metadata:x-tenant-id}.
+const metaSource = "metadata"
 
 // errBadRequest marks errors caused by the request (InvalidArgument);
 // other template errors are configuration errors (Internal).
@@ -49,57 +54,29 @@ func (e *requestError) Is(target error) bool { return target == errBadRequest }
 func badRequest(format string, a ...any) error { return &requestError{fmt.Sprintf(format, a...)} }
 
 func parseTemplate(s string) (*template, error) {
-	t := &template{src: s}
-	bad := func(why string) (*template, error) {
-		return nil, fmt.Errorf("resource template %q: %s", s, why)
+	rt, err := restmpl.Parse(s, metaSource)
+	if err != nil {
+		return nil, err
 	}
-	rest := s
-	prevPlaceholder := false
-	for rest != "" {
-		open := strings.IndexAny(rest, "{}")
-		if open < 0 {
-			t.parts = append(t.parts, part{lit: rest})
-			break
-		}
-		if rest[open] == '}' {
-			return bad("'}' without '{'")
-		}
-		if open > 0 {
-			t.parts = append(t.parts, part{lit: rest[:open]})
-			if strings.Contains(rest[:open], "/") {
-				prevPlaceholder = false
+	t := &template{src: s, t: rt}
+	for _, p := range rt.Placeholders() {
+		if p.Source == metaSource {
+			if !validMetadataKey(p.Name) {
+				return nil, fmt.Errorf("resource template %q: invalid metadata key %q in %s (want lower case letters, digits, '-', '_' or '.')", s, p.Name, p)
 			}
-		}
-		end := strings.IndexAny(rest[open+1:], "{}")
-		if end < 0 || rest[open+1+end] != '}' {
-			return bad("unclosed '{'")
-		}
-		name := rest[open+1 : open+1+end]
-		rest = rest[open+1+end+1:]
-		if prevPlaceholder {
-			return bad("placeholders must be separated by text containing '/'")
-		}
-		prevPlaceholder = true
-		if key, ok := strings.CutPrefix(name, metaPrefix); ok {
-			if !validMetadataKey(key) {
-				return bad(fmt.Sprintf("invalid metadata key %q", key))
-			}
-			t.parts = append(t.parts, part{key: key})
+			t.parts = append(t.parts, part{key: p.Name})
 			t.meta = true
 			continue
 		}
 		var path []protoreflect.Name
-		for seg := range strings.SplitSeq(name, ".") {
+		for seg := range strings.SplitSeq(p.Name, ".") {
 			if !protoreflect.Name(seg).IsValid() {
-				return bad(fmt.Sprintf("invalid field path %q", name))
+				return nil, fmt.Errorf("resource template %q: invalid field path %s (want proto field names, dotted through messages)", s, p)
 			}
 			path = append(path, protoreflect.Name(seg))
 		}
 		t.parts = append(t.parts, part{path: path})
 		t.fields = true
-	}
-	if len(t.parts) == 0 {
-		return bad("empty")
 	}
 	return t, nil
 }
@@ -175,8 +152,12 @@ func formattable(k protoreflect.Kind) bool {
 }
 
 // render fills the template from msg (nil when the call has no message to
-// read) and md. Errors matching errBadRequest come from the request.
+// read) and md. Errors matching errBadRequest or zklock.ErrInvalidResource
+// come from the request.
 func (t *template) render(msg protoreflect.Message, md metadata.MD) (string, error) {
+	if s, ok := t.t.Literal(); ok {
+		return s, nil
+	}
 	var cp *compiledPaths
 	if t.fields {
 		if msg == nil {
@@ -187,29 +168,25 @@ func (t *template) render(msg protoreflect.Message, md metadata.MD) (string, err
 			return "", cp.err
 		}
 	}
-	var b strings.Builder
-	b.Grow(len(t.src) + 16)
+	// Values are computed first, so that a field that is not set is told
+	// apart from an empty one.
+	vals := make([]string, len(t.parts))
 	fi := 0
-	for _, p := range t.parts {
-		switch {
-		case p.path != nil:
-			v, err := fieldValue(msg, cp.paths[fi])
-			fi++
-			if err != nil {
-				return "", err
+	for i, p := range t.parts {
+		if p.path == nil {
+			if vs := md.Get(p.key); len(vs) > 0 {
+				vals[i] = vs[0]
 			}
-			writeEscaped(&b, v)
-		case p.key != "":
-			vs := md.Get(p.key)
-			if len(vs) == 0 || vs[0] == "" {
-				return "", badRequest("metadata %q is missing or empty", p.key)
-			}
-			writeEscaped(&b, vs[0])
-		default:
-			b.WriteString(p.lit)
+			continue
 		}
+		v, err := fieldValue(msg, cp.paths[fi])
+		fi++
+		if err != nil {
+			return "", err
+		}
+		vals[i] = v
 	}
-	return b.String(), nil
+	return t.t.Render(func(i int) string { return vals[i] })
 }
 
 func fieldValue(msg protoreflect.Message, path []protoreflect.FieldDescriptor) (string, error) {
@@ -227,9 +204,6 @@ func fieldValue(msg protoreflect.Message, path []protoreflect.FieldDescriptor) (
 	v := m.Get(fd)
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		if v.String() == "" {
-			return "", badRequest("field %s is empty", pathName(path))
-		}
 		return v.String(), nil
 	case protoreflect.BoolKind:
 		return strconv.FormatBool(v.Bool()), nil
@@ -251,25 +225,4 @@ func pathName(path []protoreflect.FieldDescriptor) string {
 		names[i] = string(fd.Name())
 	}
 	return strings.Join(names, ".")
-}
-
-// writeEscaped writes a placeholder's value with '%' and '/' percent-encoded.
-// Since placeholders are separated by text containing '/', a value cannot
-// imitate the template's separators: for a given template, distinct values
-// give distinct resources.
-func writeEscaped(b *strings.Builder, v string) {
-	if !strings.ContainsAny(v, "%/") {
-		b.WriteString(v)
-		return
-	}
-	for i := 0; i < len(v); i++ {
-		switch v[i] {
-		case '%':
-			b.WriteString("%25")
-		case '/':
-			b.WriteString("%2F")
-		default:
-			b.WriteByte(v[i])
-		}
-	}
 }

@@ -2,6 +2,7 @@ package interceptor_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -19,22 +20,24 @@ import (
 func TestInvalidOptionsPanic(t *testing.T) {
 	m := bankpb.Bank_Transfer_FullMethodName
 	for name, opt := range map[string]interceptor.Option{
-		"unclosed":          interceptor.WithMethod(m, interceptor.Resource("accounts/{id")),
-		"stray close":       interceptor.WithMethod(m, interceptor.Resource("accounts/id}")),
-		"nested":            interceptor.WithMethod(m, interceptor.Resource("{a{b}}")),
-		"adjacent":          interceptor.WithMethod(m, interceptor.Resource("{a}{b}")),
-		"no slash between":  interceptor.WithMethod(m, interceptor.Resource("{a}-{b}")),
-		"bad field":         interceptor.WithMethod(m, interceptor.Resource("{1a}")),
-		"empty field":       interceptor.WithMethod(m, interceptor.Resource("{a..b}")),
-		"bad metadata key":  interceptor.WithMethod(m, interceptor.Resource("{metadata:X-Upper}")),
-		"empty metadata":    interceptor.WithMethod(m, interceptor.Resource("{metadata:}")),
-		"empty template":    interceptor.WithMethod(m, interceptor.Resource("")),
-		"no template":       interceptor.WithMethod(m, interceptor.Resource()),
-		"nil func":          interceptor.WithMethod(m, interceptor.ResourceFrom(nil)),
-		"zero max wait":     interceptor.WithMethod(m, interceptor.MaxWait(0)),
-		"negative delay":    interceptor.WithMethod(m, interceptor.RetryDelay(-time.Second)),
-		"short method name": interceptor.WithMethod("Transfer"),
-		"zero release":      interceptor.WithReleaseTimeout(0),
+		"unclosed":                      interceptor.WithMethod(m, interceptor.Resource("accounts/{id")),
+		"stray close":                   interceptor.WithMethod(m, interceptor.Resource("accounts/id}")),
+		"nested":                        interceptor.WithMethod(m, interceptor.Resource("{a{b}}")),
+		"adjacent":                      interceptor.WithMethod(m, interceptor.Resource("{a}{b}")),
+		"no slash between":              interceptor.WithMethod(m, interceptor.Resource("{a}-{b}")),
+		"bad field":                     interceptor.WithMethod(m, interceptor.Resource("{1a}")),
+		"empty field":                   interceptor.WithMethod(m, interceptor.Resource("{a..b}")),
+		"bad metadata key":              interceptor.WithMethod(m, interceptor.Resource("{metadata:X-Upper}")),
+		"empty metadata":                interceptor.WithMethod(m, interceptor.Resource("{metadata:}")),
+		"empty template":                interceptor.WithMethod(m, interceptor.Resource("")),
+		"no template":                   interceptor.WithMethod(m, interceptor.Resource()),
+		"nil func":                      interceptor.WithMethod(m, interceptor.ResourceFrom(nil)),
+		"zero max wait":                 interceptor.WithMethod(m, interceptor.MaxWait(0)),
+		"negative delay":                interceptor.WithMethod(m, interceptor.RetryDelay(-time.Second)),
+		"short method name":             interceptor.WithMethod("Transfer"),
+		"zero release":                  interceptor.WithReleaseTimeout(0),
+		"listed twice":                  interceptor.WithMethod(m, interceptor.Resource("a/{id}", "b", "a/{id}")),
+		"literal braces ok, bad source": interceptor.WithMethod(m, interceptor.Resource("{{x}}/{query:id}")),
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -45,6 +48,14 @@ func TestInvalidOptionsPanic(t *testing.T) {
 			interceptor.UnaryServerInterceptor(&zklock.Client{}, opt)
 		})
 	}
+	t.Run("try and max wait", func(t *testing.T) {
+		defer func() {
+			if err, _ := recover().(error); !errors.Is(err, zklock.ErrInvalidOption) {
+				t.Errorf("Try with MaxWait: panic %v; want an error matching zklock.ErrInvalidOption", err)
+			}
+		}()
+		interceptor.UnaryServerInterceptor(&zklock.Client{}, interceptor.WithMethod(m, interceptor.Try(), interceptor.MaxWait(time.Second)))
+	})
 	t.Run("nil locker", func(t *testing.T) {
 		defer func() {
 			if recover() == nil {

@@ -9,8 +9,9 @@ import (
 
 // WaitTrailerKey is the trailer in which the interceptor sends how long the
 // call waited for its lock, in milliseconds as a decimal number ("12.345").
-// It is sent with every locked call, whatever its outcome, once the acquire
-// was attempted.
+// It is sent with every locked call once the acquire was attempted, except
+// that a call ended by its deadline or by the client's cancellation has
+// no trailers to deliver.
 const WaitTrailerKey = "zklock-wait-ms"
 
 // WaitFromTrailer returns the lock wait time the server sent in trailer md
