@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,8 @@ type directive struct {
 	mode      string // "" (exclusive), "exclusive", "read" or "write"
 	wait      time.Duration
 	try       bool
+	limit     int    // limit=N: a semaphore of N holders
+	label     string // label=TEXT: zklock.Label
 	text      []string // the options as written, for the generated doc
 }
 
@@ -62,9 +65,9 @@ func parseDirective(fset *token.FileSet, lines []*ast.Comment, errs *ErrorList) 
 			key, val, hasVal := strings.Cut(t.text, "=")
 			voffs := t.offs[min(len(key)+1, len(t.offs)-1):]
 			switch key {
-			case "resource", "mode", "wait", "try":
+			case "resource", "mode", "wait", "try", "limit", "label":
 			default:
-				errs.errorf(at(t.off), "unknown option %q (want resource=, mode=, wait= or try)", key)
+				errs.errorf(at(t.off), "unknown option %q (want resource=, mode=, wait=, try, limit= or label=)", key)
 				continue
 			}
 			if key != "resource" {
@@ -108,6 +111,19 @@ func parseDirective(fset *token.FileSet, lines []*ast.Comment, errs *ErrorList) 
 					continue
 				}
 				d.wait, waitPos = w, c.Slash+token.Pos(t.off)
+			case "limit":
+				n, err := strconv.Atoi(val)
+				if err != nil || n < 1 {
+					errs.errorf(at(t.off), "malformed option %q: want limit=N, a semaphore of N holders (N at least 1)", t.text)
+					continue
+				}
+				d.limit = n
+			case "label":
+				if val == "" {
+					errs.errorf(at(t.off), "malformed option %q: want label=TEXT", t.text)
+					continue
+				}
+				d.label = val
 			case "resource":
 				if !hasVal {
 					errs.errorf(at(t.off), "malformed option %q: want resource=TEMPLATE", t.text)
@@ -136,6 +152,9 @@ func parseDirective(fset *token.FileSet, lines []*ast.Comment, errs *ErrorList) 
 	}
 	if d.try && d.wait > 0 {
 		errs.errorf(fset.Position(waitPos), "options try and wait= exclude each other")
+	}
+	if d.limit > 0 && (d.mode == "read" || d.mode == "write") {
+		errs.errorf(fset.Position(d.pos), "options limit= and mode=%s exclude each other (a semaphore has no read or write side)", d.mode)
 	}
 	if len(d.resources) == 0 && len(*errs) == before {
 		errs.errorf(fset.Position(d.pos), "//zklock: directive without resource=TEMPLATE")
@@ -199,11 +218,17 @@ func (d *directive) options(zk, tm string) []string {
 	case "write":
 		opts = append(opts, zk+".WithMode("+zk+".Write)")
 	}
+	if d.limit > 0 {
+		opts = append(opts, zk+".WithLimit("+strconv.Itoa(d.limit)+")")
+	}
 	if d.wait > 0 {
 		opts = append(opts, zk+".MaxWait("+durationExpr(d.wait, tm)+")")
 	}
 	if d.try {
 		opts = append(opts, zk+".Try()")
+	}
+	if d.label != "" {
+		opts = append(opts, zk+".Label("+strconv.Quote(d.label)+")")
 	}
 	return opts
 }

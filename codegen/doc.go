@@ -47,15 +47,20 @@
 // directive. Its grammar:
 //
 //	directive   = "//zklock:" option { blank option } .
-//	option      = "resource=" template | "mode=" mode | "wait=" duration | "try" .
+//	option      = "resource=" template | "mode=" mode | "wait=" duration | "try"
+//	            | "limit=" count | "label=" text .
 //	mode        = "exclusive" | "read" | "write" .
 //	duration    = a positive time.ParseDuration string, such as 5s or 1m30s .
-//	template    = { literal | "{{" | "}}" | placeholder } .
+//	count       = a positive decimal integer .
+//	template    = part { part } .
+//	part        = literal | "{{" | "}}" | placeholder .
 //	placeholder = "{" parameter { "." field } "}" .
 //	blank       = a sequence of spaces or tabs .
 //
-// A literal is any text without braces, blanks or control characters;
-// "{{" and "}}" stand for literal braces. Part of an option may be written
+// Templates are zklockkit's one resource language, the one the HTTP
+// middleware and the gRPC interceptors read: a literal is any text without
+// braces, blanks or control characters; "{{" and "}}" stand for literal
+// braces; two placeholders must be separated by text containing "/". Part of an option may be written
 // between double quotes to hold blanks (resource="user files/{id}"); there
 // are no escapes between the quotes. Apart from resource=, an option may
 // appear once.
@@ -64,9 +69,12 @@
 //     Several resource= options make one multi-resource lock, acquired with
 //     zklock.Locker.AcquireAll: all or nothing, in canonical order, so
 //     callers naming the same resources in any order cannot deadlock. If
-//     two templates yield the same name at run time, the acquire fails
-//     with zklock.ErrInvalidResource.
+//     two templates yield the same name at run time (a transfer from an
+//     account to itself), it is locked once, as every front end does.
 //   - mode=exclusive (the default), mode=read or mode=write: zklock.WithMode.
+//   - limit=N: a semaphore of N holders (zklock.WithLimit); it excludes
+//     mode=read and mode=write.
+//   - label=TEXT: the lease's label in its owner data (zklock.Label).
 //   - wait=DURATION: zklock.MaxWait; the acquire fails with
 //     zklock.ErrWaitTimeout when the lock is not held in time. A duration
 //     has a unit: wait=5 is an error that suggests wait=5s (wait=250,
@@ -125,6 +133,14 @@
 //
 // Any other type (floats, booleans, slices, structs, interfaces without
 // String...) is an error: format it yourself into a string parameter.
+//
+// The formatted value is escaped as every zklockkit front end escapes it:
+// "/" is written %2F and "%" %25, so distinct values name distinct
+// resources and the same key locks the same znode through the HTTP
+// middleware, the gRPC interceptors and generated code. An empty value
+// fails the call with a *zklock.ResourceError (zklock.ErrInvalidResource)
+// before anything is locked; the generated file holds the small helper
+// that escapes and checks.
 //
 // # What is generated
 //
@@ -210,8 +226,9 @@
 //
 //   - a malformed option (unknown name, missing or bad value, an option
 //     other than resource= given twice, a resource= template given twice,
-//     try with wait=), a bad template (empty, unbalanced braces, an empty
-//     or malformed placeholder, a control character);
+//     try with wait=, limit= with mode=read or mode=write), a bad template
+//     (empty, unbalanced braces, an empty or malformed placeholder, two
+//     placeholders not separated by "/", a control character);
 //   - a directive without resource=;
 //   - a placeholder naming no parameter, a field that does not exist, is
 //     not exported from another package or is a method, or a value that

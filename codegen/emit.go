@@ -29,8 +29,22 @@ func emit(pl *plan) ([]byte, error) {
 				if s.param >= 0 && s.fmtRule >= fmtItoa && e.strconv == "" {
 					e.strconv = im.name("strconv", "strconv")
 				}
+				if s.param >= 0 && e.value == "" {
+					e.value = fresh("zklockValue", im.taken)
+					im.taken[e.value] = true
+				}
 			}
 		}
+		if len(t.resources) > 1 && e.distinct == "" {
+			e.distinct = fresh("zklockDistinct", im.taken)
+			im.taken[e.distinct] = true
+		}
+	}
+	if e.value != "" {
+		e.strings = im.name("strings", "strings")
+	}
+	if e.distinct != "" {
+		e.slices = im.name("slices", "slices")
 	}
 	v := fileView{Header: Header, Package: pl.pkg.Types.Name()}
 	for _, w := range pl.types {
@@ -40,6 +54,7 @@ func emit(pl *plan) ([]byte, error) {
 		v.Funcs = append(v.Funcs, e.function(f))
 	}
 	v.Imports = im.specs()
+	v.Helpers = e.helpers()
 	var buf bytes.Buffer
 	if err := fileTemplate.Execute(&buf, v); err != nil {
 		return nil, fmt.Errorf("codegen: %s: %w", pl.pkg.PkgPath, err)
@@ -59,12 +74,60 @@ func (pl *plan) all() []*target {
 	return append(ts, pl.funcs...)
 }
 
-// emitter holds the names of one generated file's imports.
+// emitter holds the names of one generated file's imports and helpers.
 type emitter struct {
-	im      *importSet
-	zk      string // zklock's name in the file
-	time    string
-	strconv string
+	im       *importSet
+	zk       string // zklock's name in the file
+	time     string
+	strconv  string
+	strings  string
+	slices   string
+	value    string // the helper that escapes a placeholder's value
+	distinct string // the helper that sorts resources and drops duplicates
+}
+
+// helpers returns the source of the file's helper functions.
+func (e *emitter) helpers() string {
+	var b strings.Builder
+	if e.value != "" {
+		fmt.Fprintf(&b, `
+// %[1]s returns a placeholder's value as it goes into a resource name,
+// escaped as every zklockkit front end escapes it: "%%" as %%25 and "/" as
+// %%2F, so that distinct values name distinct resources. An empty value is
+// an error matching zklock.ErrInvalidResource.
+func %[1]s(template, placeholder, v string) (string, error) {
+	if v == "" {
+		return "", &%[2]s.ResourceError{Resource: template, Reason: "empty value for " + placeholder}
+	}
+	if !%[3]s.ContainsAny(v, "%%/") {
+		return v, nil
+	}
+	var b %[3]s.Builder
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '%%':
+			b.WriteString("%%25")
+		case '/':
+			b.WriteString("%%2F")
+		default:
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String(), nil
+}
+`, e.value, e.zk, e.strings)
+	}
+	if e.distinct != "" {
+		fmt.Fprintf(&b, `
+// %[1]s returns the resources sorted, each once: templates that name the
+// same resource for a call lock it once.
+func %[1]s(resources ...string) []string {
+	%[2]s.Sort(resources)
+	return %[2]s.Compact(resources)
+}
+`, e.distinct, e.slices)
+	}
+	return b.String()
 }
 
 func (e *emitter) wrapper(w *wrapper) wrapperView {
@@ -104,7 +167,7 @@ func (e *emitter) function(t *target) funcView {
 	// Parameter names: the declared ones, unless they are blank or would
 	// hide a name the body uses.
 	reserved := map[string]bool{e.zk: true}
-	for _, n := range []string{e.time, e.strconv} {
+	for _, n := range []string{e.time, e.strconv, e.strings, e.slices, e.value, e.distinct} {
 		if n != "" {
 			reserved[n] = true
 		}
@@ -187,13 +250,13 @@ func (e *emitter) function(t *target) funcView {
 
 	var exprs, quoted []string
 	for i, segs := range t.resources {
-		exprs = append(exprs, e.resource(segs, names))
+		exprs = append(exprs, e.resource(&v, segs, names, t.dir.resources[i], taken))
 		quoted = append(quoted, strconv.Quote(t.dir.resources[i].text))
 	}
 	if len(exprs) == 1 {
 		v.Acquire, v.Resource = "Acquire", exprs[0]
 	} else {
-		v.Acquire, v.Resource = "AcquireAll", "[]string{"+strings.Join(exprs, ", ")+"}"
+		v.Acquire, v.Resource = "AcquireAll", e.distinct+"("+strings.Join(exprs, ", ")+")"
 	}
 
 	what := quoted[0]
@@ -223,14 +286,21 @@ func (e *emitter) function(t *target) funcView {
 	return v
 }
 
-// resource renders a template as a Go string expression.
-func (e *emitter) resource(segs []segment, names []string) string {
+// resource renders a template as a Go string expression over variables
+// that hold its placeholders' escaped values, added to v.Values.
+func (e *emitter) resource(v *funcView, segs []segment, names []string, tm *template, taken map[string]bool) string {
 	var parts []string
+	ph := 0
 	for _, s := range segs {
 		if s.param < 0 {
 			parts = append(parts, strconv.Quote(s.lit))
 			continue
 		}
+		for tm.parts[ph].path == nil {
+			ph++
+		}
+		placeholder := tm.parts[ph].String()
+		ph++
 		x := strings.Join(append([]string{names[s.param]}, s.fields...), ".")
 		switch s.fmtRule {
 		case fmtConvert:
@@ -248,7 +318,11 @@ func (e *emitter) resource(segs []segment, names []string) string {
 		case fmtUint:
 			x = e.strconv + ".FormatUint(uint64(" + x + "), 10)"
 		}
-		parts = append(parts, x)
+		name := fresh("k"+strconv.Itoa(len(v.Values)), taken)
+		taken[name] = true
+		v.Values = append(v.Values, valueView{Var: name, Func: e.value,
+			Template: strconv.Quote(tm.text), Placeholder: strconv.Quote(placeholder), Expr: x})
+		parts = append(parts, name)
 	}
 	return strings.Join(parts, " + ")
 }

@@ -30,6 +30,7 @@ func ExampleGenerate() {
 	//
 	// import (
 	// 	"context"
+	// 	"strings"
 	// 	"time"
 	//
 	// 	"github.com/zklockkit/zklockkit/zklock"
@@ -39,7 +40,11 @@ func ExampleGenerate() {
 	// // the lease's context and releases. If the call succeeds but the lock was lost
 	// // meanwhile, it returns the loss (zklock.ErrLeaseLost).
 	// func LockedRun(ctx context.Context, locker zklock.Locker, name string) (err error) {
-	// 	lease, err := locker.Acquire(ctx, "jobs/"+name, zklock.MaxWait(30*time.Second))
+	// 	k0, err := zklockValue("jobs/{name}", "{name}", name)
+	// 	if err != nil {
+	// 		return err
+	// 	}
+	// 	lease, err := locker.Acquire(ctx, "jobs/"+k0, zklock.MaxWait(30*time.Second))
 	// 	if err != nil {
 	// 		return err
 	// 	}
@@ -49,5 +54,30 @@ func ExampleGenerate() {
 	// 		err = lease.Err()
 	// 	}
 	// 	return err
+	// }
+	//
+	// // zklockValue returns a placeholder's value as it goes into a resource name,
+	// // escaped as every zklockkit front end escapes it: "%" as %25 and "/" as
+	// // %2F, so that distinct values name distinct resources. An empty value is
+	// // an error matching zklock.ErrInvalidResource.
+	// func zklockValue(template, placeholder, v string) (string, error) {
+	// 	if v == "" {
+	// 		return "", &zklock.ResourceError{Resource: template, Reason: "empty value for " + placeholder}
+	// 	}
+	// 	if !strings.ContainsAny(v, "%/") {
+	// 		return v, nil
+	// 	}
+	// 	var b strings.Builder
+	// 	for i := 0; i < len(v); i++ {
+	// 		switch v[i] {
+	// 		case '%':
+	// 			b.WriteString("%25")
+	// 		case '/':
+	// 			b.WriteString("%2F")
+	// 		default:
+	// 			b.WriteByte(v[i])
+	// 		}
+	// 	}
+	// 	return b.String(), nil
 	// }
 }

@@ -9,6 +9,7 @@ type fileView struct {
 	Imports  []spec
 	Wrappers []wrapperView
 	Funcs    []funcView
+	Helpers  string // source of the helper functions
 }
 
 type wrapperView struct {
@@ -39,6 +40,13 @@ type funcView struct {
 	Returns  string
 	Inner    string // w.Accounts.Withdraw, or Withdraw
 	Args     []string
+	Values   []valueView // placeholders' values, escaped before the acquire
+}
+
+// valueView is one placeholder's value: Var, Err := Func(Template,
+// Placeholder, Expr).
+type valueView struct {
+	Var, Func, Template, Placeholder, Expr string
 }
 
 var fileTemplate = tmpl.Must(tmpl.New("file").Parse(`{{.Header}}
@@ -65,9 +73,16 @@ import (
 }
 {{range .Methods}}{{template "func" .}}{{end}}{{end}}
 {{- range .Funcs}}{{template "func" .}}{{end}}
+{{- .Helpers}}
 {{- define "func"}}
 {{range .Doc}}// {{.}}
 {{end}}func {{.Recv}}{{.Name}}({{.Params}}) ({{.Results}}) {
+{{- range .Values}}
+	{{.Var}}, {{$.Err}} := {{.Func}}({{.Template}}, {{.Placeholder}}, {{.Expr}})
+	if {{$.Err}} != nil {
+		return {{$.Returns}}
+	}
+{{- end}}
 	{{.Lease}}, {{.Err}} := {{.Locker}}.{{.Acquire}}({{.Ctx}}, {{.Resource}}{{range .Opts}}, {{.}}{{end}})
 	if {{.Err}} != nil {
 		return {{.Returns}}

@@ -1,8 +1,11 @@
 package codegen
 
 import (
+	"errors"
 	"go/token"
 	"strings"
+
+	"github.com/zklockkit/zklockkit/internal/restmpl"
 )
 
 // template is a parsed resource=TEMPLATE value.
@@ -22,63 +25,37 @@ type part struct {
 // String returns the placeholder as written, "{t.From}".
 func (p part) String() string { return "{" + strings.Join(p.path, ".") + "}" }
 
-// parseTemplate parses a resource template. offs[i] is the offset in the
-// directive line of s[i], with one more entry for the end of s.
-//
-//	template    = { literal | "{{" | "}}" | placeholder } .
-//	placeholder = "{" identifier { "." identifier } "}" .
+// parseTemplate parses a resource template in zklockkit's one resource
+// language (see internal/restmpl), whose placeholders here name a
+// parameter and fields of it. offs[i] is the offset in the directive line
+// of s[i], with one more entry for the end of s.
 func parseTemplate(s string, offs []int) (*template, *syntaxError) {
+	rt, err := restmpl.Parse(s)
+	if err != nil {
+		var se *restmpl.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &syntaxError{offs[min(se.Offset, len(offs)-1)], se.Msg}
+		}
+		return nil, &syntaxError{offs[0], err.Error()}
+	}
 	t := &template{text: s}
-	if s == "" {
-		return nil, &syntaxError{offs[0], "empty template"}
-	}
-	var lit strings.Builder
-	litOff := -1
-	addLit := func(i int, c byte) {
-		if litOff < 0 {
-			litOff = offs[i]
+	lits := rt.Literals()
+	litOff := 0 // offset in s of the current literal: the end of the previous placeholder
+	for i, p := range rt.Placeholders() {
+		if lits[i] != "" {
+			t.parts = append(t.parts, part{lit: lits[i], off: offs[litOff]})
 		}
-		lit.WriteByte(c)
-	}
-	flush := func() {
-		if lit.Len() > 0 {
-			t.parts = append(t.parts, part{lit: lit.String(), off: litOff})
-			lit.Reset()
+		path := strings.Split(p.Name, ".")
+		for _, id := range path {
+			if !token.IsIdentifier(id) {
+				return nil, &syntaxError{offs[p.Offset], "bad placeholder " + p.String() + ": want {param} or {param.Field.Sub}"}
+			}
 		}
-		litOff = -1
+		t.parts = append(t.parts, part{path: path, off: offs[p.Offset]})
+		litOff = p.Offset + len(p.String())
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '{' && i+1 < len(s) && s[i+1] == '{', c == '}' && i+1 < len(s) && s[i+1] == '}':
-			addLit(i, c)
-			i++
-		case c == '{':
-			end := strings.IndexByte(s[i:], '}')
-			if end < 0 {
-				return nil, &syntaxError{offs[i], "unterminated placeholder (write {{ for a literal brace)"}
-			}
-			body := s[i+1 : i+end]
-			if body == "" {
-				return nil, &syntaxError{offs[i], "empty placeholder {}"}
-			}
-			path := strings.Split(body, ".")
-			for _, id := range path {
-				if !token.IsIdentifier(id) {
-					return nil, &syntaxError{offs[i], "bad placeholder {" + body + "}: want {param} or {param.Field.Sub}"}
-				}
-			}
-			flush()
-			t.parts = append(t.parts, part{path: path, off: offs[i]})
-			i += end
-		case c == '}':
-			return nil, &syntaxError{offs[i], "unexpected } (write }} for a literal brace)"}
-		case c < 0x20 || c == 0x7f:
-			return nil, &syntaxError{offs[i], "control character in template"}
-		default:
-			addLit(i, c)
-		}
+	if last := lits[len(lits)-1]; last != "" {
+		t.parts = append(t.parts, part{lit: last, off: offs[min(litOff, len(offs)-1)]})
 	}
-	flush()
 	return t, nil
 }

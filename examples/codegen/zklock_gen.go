@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock"
@@ -32,7 +34,11 @@ func NewLockedAccounts(inner *Accounts, locker zklock.Locker) *LockedAccounts {
 // the lease's context and releases. If the call succeeds but the lock was lost
 // meanwhile, it returns the loss (zklock.ErrLeaseLost).
 func (w LockedAccounts) Balance(ctx context.Context, id string) (r0 int64, err error) {
-	lease, err := w.locker.Acquire(ctx, "accounts/"+id, zklock.WithMode(zklock.Read))
+	k0, err := zklockValue("accounts/{id}", "{id}", id)
+	if err != nil {
+		return r0, err
+	}
+	lease, err := w.locker.Acquire(ctx, "accounts/"+k0, zklock.WithMode(zklock.Read))
 	if err != nil {
 		return r0, err
 	}
@@ -48,7 +54,11 @@ func (w LockedAccounts) Balance(ctx context.Context, id string) (r0 int64, err e
 // context and releases. If the call succeeds but the lock was lost meanwhile,
 // it returns the loss (zklock.ErrLeaseLost).
 func (w LockedAccounts) Deposit(ctx context.Context, id string, amount int64) (err error) {
-	lease, err := w.locker.Acquire(ctx, "accounts/"+id)
+	k0, err := zklockValue("accounts/{id}", "{id}", id)
+	if err != nil {
+		return err
+	}
+	lease, err := w.locker.Acquire(ctx, "accounts/"+k0)
 	if err != nil {
 		return err
 	}
@@ -65,7 +75,15 @@ func (w LockedAccounts) Deposit(ctx context.Context, id string, amount int64) (e
 // the call succeeds but the lock was lost meanwhile, it returns the loss
 // (zklock.ErrLeaseLost).
 func (w LockedAccounts) Transfer(ctx context.Context, t Transfer) (err error) {
-	lease, err := w.locker.AcquireAll(ctx, []string{"accounts/" + t.From, "accounts/" + t.To}, zklock.MaxWait(5*time.Second))
+	k0, err := zklockValue("accounts/{t.From}", "{t.From}", t.From)
+	if err != nil {
+		return err
+	}
+	k1, err := zklockValue("accounts/{t.To}", "{t.To}", t.To)
+	if err != nil {
+		return err
+	}
+	lease, err := w.locker.AcquireAll(ctx, zklockDistinct("accounts/"+k0, "accounts/"+k1), zklock.MaxWait(5*time.Second))
 	if err != nil {
 		return err
 	}
@@ -81,7 +99,11 @@ func (w LockedAccounts) Transfer(ctx context.Context, t Transfer) (err error) {
 // context and releases. If the call succeeds but the lock was lost meanwhile,
 // it returns the loss (zklock.ErrLeaseLost).
 func (w LockedAccounts) Withdraw(ctx context.Context, id string, amount int64) (err error) {
-	lease, err := w.locker.Acquire(ctx, "accounts/"+id)
+	k0, err := zklockValue("accounts/{id}", "{id}", id)
+	if err != nil {
+		return err
+	}
+	lease, err := w.locker.Acquire(ctx, "accounts/"+k0)
 	if err != nil {
 		return err
 	}
@@ -91,4 +113,36 @@ func (w LockedAccounts) Withdraw(ctx context.Context, id string, amount int64) (
 		err = lease.Err()
 	}
 	return err
+}
+
+// zklockValue returns a placeholder's value as it goes into a resource name,
+// escaped as every zklockkit front end escapes it: "%" as %25 and "/" as
+// %2F, so that distinct values name distinct resources. An empty value is
+// an error matching zklock.ErrInvalidResource.
+func zklockValue(template, placeholder, v string) (string, error) {
+	if v == "" {
+		return "", &zklock.ResourceError{Resource: template, Reason: "empty value for " + placeholder}
+	}
+	if !strings.ContainsAny(v, "%/") {
+		return v, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '%':
+			b.WriteString("%25")
+		case '/':
+			b.WriteString("%2F")
+		default:
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// zklockDistinct returns the resources sorted, each once: templates that name the
+// same resource for a call lock it once.
+func zklockDistinct(resources ...string) []string {
+	slices.Sort(resources)
+	return slices.Compact(resources)
 }

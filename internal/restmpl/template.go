@@ -15,12 +15,12 @@ var ErrSyntax = errors.New("invalid resource template")
 // SyntaxError is a template that does not parse.
 type SyntaxError struct {
 	Template string
-	Offset   int // byte offset in Template of the problem
-	Msg      string
+	Offset   int    // byte offset in Template of the problem
+	Msg      string // what is wrong, without the position
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("resource template %q: %s", e.Template, e.Msg)
+	return fmt.Sprintf("resource template %q: %s (at byte %d)", e.Template, e.Msg, e.Offset)
 }
 
 // Is reports whether target is ErrSyntax.
@@ -71,7 +71,7 @@ func Parse(s string, sources ...string) (*Template, error) {
 		case c == '{':
 			end := strings.IndexAny(s[i+1:], "{}")
 			if end < 0 || s[i+1+end] != '}' {
-				return bad(i, "unterminated placeholder at byte %d (write {{ for a literal brace)", i)
+				return bad(i, "unterminated placeholder (write {{ for a literal brace)")
 			}
 			body := s[i+1 : i+1+end]
 			p, msg := placeholder(body, sources)
@@ -89,14 +89,14 @@ func Parse(s string, sources ...string) (*Template, error) {
 			sepSince = false
 			i += end + 2
 		case c == '}':
-			return bad(i, "unexpected } at byte %d (write }} for a literal brace)", i)
+			return bad(i, "unexpected } (write }} for a literal brace)")
 		default:
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && n == 1 {
-				return bad(i, "invalid UTF-8 at byte %d", i)
+				return bad(i, "invalid UTF-8")
 			}
 			if unicode.IsControl(r) {
-				return bad(i, "control character %U at byte %d", r, i)
+				return bad(i, "control character %U in template", r)
 			}
 			if c == '/' {
 				sepSince = true
@@ -142,6 +142,11 @@ func (t *Template) String() string { return t.src }
 // Placeholders returns the template's placeholders, in order. The slice
 // must not be modified.
 func (t *Template) Placeholders() []Placeholder { return t.holes }
+
+// Literals returns the literal text around the placeholders, braces
+// unescaped: one more than Placeholders, Literals()[i] before
+// placeholder i. The slice must not be modified.
+func (t *Template) Literals() []string { return t.lits }
 
 // Literal returns the resource name and true when the template has no
 // placeholder.

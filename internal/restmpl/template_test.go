@@ -25,10 +25,10 @@ func TestParse(t *testing.T) {
 		{in: "t/{header:X-Tenant}-{{/{cookie:s}", holes: []string{"{header:X-Tenant}", "{cookie:s}"}, lits: []string{"t/", "-{/", ""}},
 		{in: "é/{id}", holes: []string{"{id}"}, lits: []string{"é/", ""}},
 		{in: "", err: "empty template"},
-		{in: "accounts/{id", err: "unterminated placeholder at byte 9", offset: 9},
-		{in: "accounts/{{id}", err: "unexpected } at byte 13", offset: 13},
-		{in: "a/{b{c}}", err: "unterminated placeholder at byte 2", offset: 2},
-		{in: "accounts/id}", err: "unexpected } at byte 11", offset: 11},
+		{in: "accounts/{id", err: "unterminated placeholder (write {{ for a literal brace) (at byte 9)", offset: 9},
+		{in: "accounts/{{id}", err: "unexpected } (write }} for a literal brace) (at byte 13)", offset: 13},
+		{in: "a/{b{c}}", err: "unterminated placeholder", offset: 2},
+		{in: "accounts/id}", err: "unexpected }", offset: 11},
 		{in: "a/{}", err: "empty placeholder {}", offset: 2},
 		{in: "a/{query:}", err: "empty name in {query:}", offset: 2},
 		{in: "a/{metadata:x}", err: `unknown source "metadata" in {metadata:x} (want param, query, header, cookie)`, offset: 2},
@@ -36,8 +36,8 @@ func TestParse(t *testing.T) {
 		{in: "{a}{b}", err: `placeholders {a} and {b} must be separated by text containing "/"`, offset: 3},
 		{in: "{a}-{b}", err: `must be separated`, offset: 4},
 		{in: "{a}/{b}-{c}", err: `placeholders {b} and {c} must be separated`, offset: 8},
-		{in: "a\tb", err: "control character U+0009 at byte 1", offset: 1},
-		{in: "a\xffb", err: "invalid UTF-8 at byte 1", offset: 1},
+		{in: "a\tb", err: "control character U+0009 in template (at byte 1)", offset: 1},
+		{in: "a\xffb", err: "invalid UTF-8 (at byte 1)", offset: 1},
 	} {
 		tm, err := Parse(tc.in, httpSources...)
 		if tc.err != "" {

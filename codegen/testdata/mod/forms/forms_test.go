@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	stdtime "time" // the package declares time
 
@@ -93,6 +94,27 @@ func TestResourceNames(t *testing.T) {
 	}
 	if got := s.Seen(); !slices.Equal(got, want) {
 		t.Errorf("resources locked:\n got %q\nwant %q", got, want)
+	}
+}
+
+// Placeholder values are escaped as by every zklockkit front end ("/" as
+// %2F, "%" as %25), and an empty one is an error matching
+// zklock.ErrInvalidResource, before anything is locked.
+func TestEscapedAndEmptyValues(t *testing.T) {
+	c := connect(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*stdtime.Minute)
+	defer cancel()
+	s := &Store{}
+	w := NewLockedStore(s, c)
+	if err := w.Strings(ctx, "a/b%c", StatusActive, Key{A: "x", B: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Strings(ctx, "", StatusActive, Key{A: "x", B: "y"}); !errors.Is(err, zklock.ErrInvalidResource) ||
+		!strings.Contains(err.Error(), "empty value for {id}") {
+		t.Errorf("empty value: %v", err)
+	}
+	if got, want := s.Seen(), []string{"s/a%2Fb%25c/active/x:y exclusive"}; !slices.Equal(got, want) {
+		t.Errorf("resources locked: %q, want %q", got, want)
 	}
 }
 
