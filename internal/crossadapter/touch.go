@@ -1,0 +1,17 @@
+package crossadapter
+
+//go:generate go run github.com/zklockkit/zklockkit/codegen/cmd/zklockgen
+
+import (
+	"context"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// Touch reports, through path, the znode of the lease it runs under.
+//
+//zklock:resource=accounts/{id}
+func Touch(ctx context.Context, id string, path *string) error {
+	*path = zklock.LeaseFromContext(ctx).Path()
+	return nil
+}
