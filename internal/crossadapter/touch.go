@@ -15,3 +15,10 @@ func Touch(ctx context.Context, id string, path *string) error {
 	*path = zklock.LeaseFromContext(ctx).Path()
 	return nil
 }
+
+// TryTouch is Touch with a try: it fails at once when the lock is busy.
+//
+//zklock:resource=accounts/{id} try
+func TryTouch(ctx context.Context, id string, path *string) error {
+	return Touch(ctx, id, path)
+}

@@ -29,6 +29,26 @@ func LockedTouch(ctx context.Context, locker zklock.Locker, id string, path *str
 	return err
 }
 
+// LockedTryTouch acquires "accounts/{id}" (try) through locker, calls TryTouch
+// with the lease's context and releases. If the call succeeds but the lock was
+// lost meanwhile, it returns the loss (zklock.ErrLeaseLost).
+func LockedTryTouch(ctx context.Context, locker zklock.Locker, id string, path *string) (err error) {
+	k0, err := zklockValue("accounts/{id}", "{id}", id)
+	if err != nil {
+		return err
+	}
+	lease, err := locker.Acquire(ctx, "accounts/"+k0, zklock.Try())
+	if err != nil {
+		return err
+	}
+	defer lease.Release(ctx)
+	err = TryTouch(lease.Context(ctx), id, path)
+	if err == nil {
+		err = lease.Err()
+	}
+	return err
+}
+
 // zklockValue returns a placeholder's value as it goes into a resource name,
 // escaped as every zklockkit front end escapes it: "%" as %25 and "/" as
 // %2F, so that distinct values name distinct resources. An empty value is
