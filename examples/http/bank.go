@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"sync"
@@ -53,35 +55,48 @@ func (s *store) paid(id string) int {
 	return s.paidOut[id]
 }
 
-// withdraw handles POST .../accounts/:id/withdraw?amount=N: 200 when paid,
-// 409 when the balance is too low.
-func (s *store) withdraw(c echo.Context) error {
-	id := c.Param("id")
-	amount, err := strconv.Atoi(c.QueryParam("amount"))
-	if err != nil || amount <= 0 {
-		return echo.NewHTTPError(http.StatusBadRequest, "amount must be a positive integer")
+// withdraw does a withdrawal of amount (the query parameter's text) from
+// account id: the answer's status and message. It returns ctx's error,
+// and no answer, when ctx ends first (client gone, or lock lost).
+func (s *store) withdraw(ctx context.Context, id, amount string) (int, string, error) {
+	n, err := strconv.Atoi(amount)
+	if err != nil || n <= 0 {
+		return http.StatusBadRequest, "amount must be a positive integer", nil
 	}
 	balance, ok := s.read(id)
 	if !ok {
-		return echo.NewHTTPError(http.StatusNotFound, "no such account")
+		return http.StatusNotFound, "no such account", nil
 	}
-	if balance < amount {
-		return echo.NewHTTPError(http.StatusConflict, "insufficient funds")
+	if balance < n {
+		return http.StatusConflict, "insufficient funds", nil
 	}
 	select { // the slow part: a fraud check, a call to the ledger...
 	case <-time.After(s.delay):
-	case <-c.Request().Context().Done(): // client gone, or lock lost
-		return c.Request().Context().Err()
+	case <-ctx.Done():
+		return 0, "", ctx.Err()
 	}
-	s.write(id, balance-amount, amount)
-	return c.JSON(http.StatusOK, map[string]int{"balance": balance - amount})
+	s.write(id, balance-n, n)
+	return http.StatusOK, "balance " + strconv.Itoa(balance-n), nil
 }
 
-// balance handles GET /accounts/:id.
-func (s *store) balance(c echo.Context) error {
-	b, ok := s.read(c.Param("id"))
-	if !ok {
-		return echo.NewHTTPError(http.StatusNotFound, "no such account")
+// echoWithdraw is withdraw as an Echo handler:
+// POST .../accounts/:id/withdraw?amount=N.
+func (s *store) echoWithdraw(c echo.Context) error {
+	code, msg, err := s.withdraw(c.Request().Context(), c.Param("id"), c.QueryParam("amount"))
+	if err != nil {
+		return err
 	}
-	return c.JSON(http.StatusOK, map[string]int{"balance": b})
+	return c.JSON(code, map[string]string{"message": msg})
+}
+
+// httpWithdraw is withdraw as a net/http handler, for a ServeMux pattern
+// with {id}.
+func (s *store) httpWithdraw(w http.ResponseWriter, r *http.Request) {
+	code, msg, err := s.withdraw(r.Context(), r.PathValue("id"), r.URL.Query().Get("amount"))
+	if err != nil {
+		return // the middleware answers a lost lock
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
 }

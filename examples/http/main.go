@@ -1,11 +1,13 @@
 // Command http is a small bank-account service run as two replicas in one
-// process, with a load generator that shows what the zklock Echo middleware
+// process, with a load generator that shows what the zklock HTTP middleware
 // is for: concurrent withdrawals from one account overdraw it without the
 // lock, and never with it.
 //
 // The replicas share a deliberately racy balance store (read, pause,
-// write). Each has its own Echo app, HTTP server on 127.0.0.1 and zklock
-// Client, so the lock is taken across two ZooKeeper sessions, as it would
+// write). One serves with Echo (package zkecho), the other with the
+// standard library's ServeMux (package middleware): the same resource
+// template locks the same znode through both. Each has its own HTTP server
+// on 127.0.0.1 and zklock Client, so the lock is taken across two ZooKeeper sessions, as it would
 // be across two machines. The program sends the same burst of concurrent
 // withdrawals to an unlocked route and to the locked one, prints a report
 // and exits (status 1 if the locked route ever overdrew the account).
@@ -74,8 +76,10 @@ func run(ctx context.Context, dsn string, cfg config) ([]result, error) {
 			r.close()
 		}
 	}()
-	for range cfg.replicas {
-		r, err := startReplica(ctx, dsn, s)
+	for i := range cfg.replicas {
+		// Every other replica runs on the standard library's ServeMux:
+		// the Echo and net/http middleware lock the same resource.
+		r, err := startReplica(ctx, dsn, s, i%2 == 1)
 		if err != nil {
 			return nil, err
 		}

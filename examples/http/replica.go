@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	zkmw "github.com/zklockkit/zklockkit/middleware"
+	"github.com/zklockkit/zklockkit/middleware/zkecho"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -22,22 +23,33 @@ type replica struct {
 	srv    *http.Server
 }
 
-// newApp builds the service's routes. The withdraw route is locked per
-// account; /unsafe/... is the same handler without the lock.
-func newApp(client zklock.Locker, s *store) *echo.Echo {
+// newEchoApp builds the service's routes on Echo. The withdraw route is
+// locked per account; /unsafe/... is the same handler without the lock.
+func newEchoApp(client zklock.Locker, s *store) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Logger.SetOutput(io.Discard)
 
-	e.POST("/accounts/:id/withdraw", s.withdraw,
-		zkmw.Lock(client, zkmw.Resource("bank/accounts/{id}"), zkmw.MaxWait(30*time.Second)))
-	e.GET("/accounts/:id", s.balance,
-		zkmw.Lock(client, zkmw.Resource("bank/accounts/{id}"), zkmw.WithMode(zkmw.ReadWrite)))
-	e.POST("/unsafe/accounts/:id/withdraw", s.withdraw)
+	e.POST("/accounts/:id/withdraw", s.echoWithdraw,
+		zkecho.Lock(client, zkecho.Resource("bank/accounts/{id}"), zkecho.MaxWait(30*time.Second)))
+	e.POST("/unsafe/accounts/:id/withdraw", s.echoWithdraw)
 	return e
 }
 
-func startReplica(ctx context.Context, dsn string, s *store) (*replica, error) {
+// newStdApp builds the same routes on the standard library's ServeMux.
+// Its template names the same resource as the Echo app's, so both lock the
+// same znode for an account.
+func newStdApp(client zklock.Locker, s *store) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST /accounts/{id}/withdraw",
+		zkmw.Lock(client, zkmw.Resource("bank/accounts/{id}"), zkmw.MaxWait(30*time.Second))(http.HandlerFunc(s.httpWithdraw)))
+	mux.HandleFunc("POST /unsafe/accounts/{id}/withdraw", s.httpWithdraw)
+	return mux
+}
+
+// startReplica starts a replica on Echo, or on the standard library's
+// ServeMux when std is set.
+func startReplica(ctx context.Context, dsn string, s *store, std bool) (*replica, error) {
 	client, err := zklock.Open(ctx, dsn, zklock.WithLabel("examples/http"))
 	if err != nil {
 		return nil, err
@@ -48,7 +60,10 @@ func startReplica(ctx context.Context, dsn string, s *store) (*replica, error) {
 		return nil, err
 	}
 	r := &replica{url: "http://" + ln.Addr().String(), client: client,
-		srv: &http.Server{Handler: newApp(client, s), ReadHeaderTimeout: 10 * time.Second}}
+		srv: &http.Server{Handler: newEchoApp(client, s), ReadHeaderTimeout: 10 * time.Second}}
+	if std {
+		r.srv.Handler = newStdApp(client, s)
+	}
 	go func() {
 		if err := r.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			panic(err)
