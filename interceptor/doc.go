@@ -22,10 +22,10 @@
 //
 // The handler runs with the lease's context: it is cancelled if the lease
 // is lost, and zklock.LeaseFromContext(ctx).Token() gives the fencing token
-// to hand to storage. When the handler returns, its context is cancelled
-// and then the lock is released (also when it panics). A client that
-// cancels cancels the handler's context; the lock goes when the handler
-// returns, never while it still runs.
+// to hand to storage. When the handler returns (also when it panics), the
+// lock is released, and the handler's context ends with the lease. A
+// client that cancels cancels the handler's context; the lock goes when
+// the handler returns, never while it still runs.
 //
 // # Selecting methods
 //

@@ -70,9 +70,7 @@ func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServe
 		return nil, err
 	}
 	defer in.releaseLease(ctx, lease)
-	hctx, done := handlerContext(ctx, lease)
-	resp, err := handler(hctx, req)
-	done()
+	resp, err := handler(lease.Context(ctx), req)
 	if lerr := lostStatus(lease, err); lerr != nil {
 		return nil, lerr
 	}
@@ -104,22 +102,12 @@ func (in *interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 		return err
 	}
 	defer in.releaseLease(ctx, lease)
-	var done context.CancelFunc
-	ls.ctx, done = handlerContext(ctx, lease)
+	ls.ctx = lease.Context(ctx)
 	err = handler(srv, ls)
-	done()
 	if lerr := lostStatus(lease, err); lerr != nil {
 		return lerr
 	}
 	return err
-}
-
-// handlerContext returns the handler's context: the lease's, ended by done
-// once the handler has returned. Ending it before the release, on the
-// handler's goroutine, saves the release the work of ending it.
-func handlerContext(ctx context.Context, lease *zklock.Lease) (context.Context, context.CancelFunc) {
-	parent, done := context.WithCancel(ctx)
-	return lease.Context(parent), done
 }
 
 // acquire takes the lock on resources and reports how long it waited. Its
