@@ -17,7 +17,7 @@ func (o *Observer) started(ctx context.Context, e zklock.Event) {
 	attrs := make([]attribute.KeyValue, 0, 3+len(o.spanAttrs))
 	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(class), LockKindKey.String(kind))
 	attrs = append(attrs, o.spanAttrs...)
-	_, span := o.tracer.Start(ctx, SpanAcquire, trace.WithSpanKind(trace.SpanKindInternal),
+	_, span := o.tracer.Start(ctx, SpanAcquire, spanInternal,
 		trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))
 	st := &lockState{class: class, kind: kind, attrs: o.measure(class, kind, attribute.KeyValue{}), acquire: span}
 	o.ins.waiting.Add(ctx, 1, st.attrs)
@@ -61,7 +61,7 @@ func (o *Observer) position(e zklock.Event) {
 }
 
 // ended returns the attributes of an acquire span known when it ends.
-func (st *lockState) ended(outcome string, wait time.Duration, token int64) []attribute.KeyValue {
+func (o *Observer) ended(st *lockState, outcome string, wait time.Duration, token int64) []attribute.KeyValue {
 	kv := make([]attribute.KeyValue, 0, 6)
 	if st.enqueued {
 		kv = append(kv, QueuePositionKey.Int(st.position))
@@ -70,7 +70,7 @@ func (st *lockState) ended(outcome string, wait time.Duration, token int64) []at
 		kv = append(kv, ZnodePathKey.String(st.path))
 	}
 	if st.session != 0 {
-		kv = append(kv, SessionIDKey.String(sessionHex(st.session)))
+		kv = append(kv, SessionIDKey.String(o.sessionHex(st.session)))
 	}
 	if token != 0 {
 		kv = append(kv, FencingTokenKey.Int64(token))
@@ -92,7 +92,7 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		return
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
-	st.acquire.SetAttributes(st.ended(OutcomeAcquired, e.Wait, e.Token)...)
+	st.acquire.SetAttributes(o.ended(st, OutcomeAcquired, e.Wait, e.Token)...)
 	o.ins.wait.Record(ctx, e.Wait.Seconds(), o.measure(st.class, st.kind, OutcomeKey.String(OutcomeAcquired)))
 	o.ins.waiting.Add(ctx, -1, st.attrs)
 	st.acquire.End(trace.WithTimestamp(e.Time))
@@ -124,7 +124,7 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 		st.session = e.SessionID
 	}
 	out := outcome(e.Err)
-	st.acquire.SetAttributes(st.ended(out, e.Wait, 0)...)
+	st.acquire.SetAttributes(o.ended(st, out, e.Wait, 0)...)
 	if e.Err != nil {
 		st.acquire.RecordError(e.Err, trace.WithTimestamp(e.Time))
 		st.acquire.SetStatus(codes.Error, e.Err.Error())

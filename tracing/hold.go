@@ -14,9 +14,9 @@ import (
 func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, opts ...trace.SpanStartOption) trace.Span {
 	attrs := make([]attribute.KeyValue, 0, 6+len(o.spanAttrs))
 	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
-		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(sessionHex(e.SessionID)))
+		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(o.sessionHex(e.SessionID)))
 	attrs = append(attrs, o.spanAttrs...)
-	_, span := o.tracer.Start(ctx, SpanHold, append(opts, trace.WithSpanKind(trace.SpanKindInternal),
+	_, span := o.tracer.Start(ctx, SpanHold, append(opts, spanInternal,
 		trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))...)
 	return span
 }

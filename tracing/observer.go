@@ -37,6 +37,7 @@ type Observer struct {
 	ins         instruments
 	sets        sync.Map     // setKey → metric.MeasurementOption
 	cached      atomic.Int64 // entries stored in sets
+	lastSession atomic.Pointer[sessionName]
 
 	mu      sync.Mutex
 	locks   map[uint64]*lockState   // by Event.ID, from EventStarted to the end
@@ -196,4 +197,21 @@ func (o *Observer) measure(class, kind string, extra attribute.KeyValue) metric.
 	return opt
 }
 
-func sessionHex(id int64) string { return "0x" + strconv.FormatUint(uint64(id), 16) }
+// sessionHex formats a session id as "0x..."; the last one is kept, since
+// a Client has one session at a time.
+func (o *Observer) sessionHex(id int64) string {
+	if last := o.lastSession.Load(); last != nil && last.id == id {
+		return last.hex
+	}
+	hex := "0x" + strconv.FormatUint(uint64(id), 16)
+	o.lastSession.Store(&sessionName{id, hex})
+	return hex
+}
+
+type sessionName struct {
+	id  int64
+	hex string
+}
+
+// spanInternal is the span kind option of every lock span.
+var spanInternal = trace.WithSpanKind(trace.SpanKindInternal)

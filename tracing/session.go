@@ -21,7 +21,7 @@ func (o *Observer) session(e zklock.Event) {
 	o.mu.Unlock()
 	opts := []trace.EventOption{trace.WithTimestamp(e.Time)}
 	if e.SessionID != 0 {
-		opts = append(opts, trace.WithAttributes(SessionIDKey.String(sessionHex(e.SessionID))))
+		opts = append(opts, trace.WithAttributes(SessionIDKey.String(o.sessionHex(e.SessionID))))
 	}
 	for _, st := range states {
 		st.mu.Lock()
