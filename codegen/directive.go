@@ -24,8 +24,8 @@ type directive struct {
 	mode      string // "" (exclusive), "exclusive", "read" or "write"
 	wait      time.Duration
 	try       bool
-	limit     int    // limit=N: a semaphore of N holders
-	label     string // label=TEXT: zklock.Label
+	limit     int      // limit=N: a semaphore of N holders
+	label     string   // label=TEXT: zklock.Label
 	text      []string // the options as written, for the generated doc
 }
 
