@@ -165,6 +165,9 @@ func TestIntegration_StatusCodes(t *testing.T) {
 		}
 		_, err = s.client.Transfer(callCtx(t), transferReq("a", "b"))
 		wantCode(t, err, codes.Unavailable)
+		if !interceptor.NotAcquired(err) {
+			t.Errorf("Unavailable status %v is not marked as refused before the handler", err)
+		}
 		s.log.waitCode(t, transfer, codes.Unavailable)
 	})
 
