@@ -16,7 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	zkmw "github.com/zklockkit/zklockkit/middleware"
+	zkmw "github.com/zklockkit/zklockkit/middleware/zkecho"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
