@@ -34,8 +34,7 @@ type clientOptions struct {
 	maxDelay   time.Duration
 	buffer     int
 	onRetry    func(ctx context.Context, method string, attempt int, delay time.Duration, err error)
-	// outgoing decorates the context of each attempt (outgoing metadata);
-	// room for a fencing-token carrier.
+	// outgoing decorates the context of each attempt (outgoing metadata)
 	outgoing []func(ctx context.Context) context.Context
 }
 
@@ -87,6 +86,22 @@ func WithStreamBuffer(n int) ClientOption {
 // that failed (1 for the first), the delay before the next and the error.
 func WithOnRetry(f func(ctx context.Context, method string, attempt int, delay time.Duration, err error)) ClientOption {
 	return func(o *clientOptions) { o.onRetry = f }
+}
+
+// WithAttemptContext adds f, which derives the context of each attempt
+// (the first and every retry) from the call's, typically to add outgoing
+// metadata. A fencing-token carrier fits here:
+//
+//	interceptor.UnaryClientInterceptor(interceptor.WithAttemptContext(fencegrpc.OutgoingContext))
+//
+// sends the lease's token, read from the call's context, with every
+// attempt. Functions run in the order given.
+func WithAttemptContext(f func(ctx context.Context) context.Context) ClientOption {
+	return func(o *clientOptions) {
+		if f != nil {
+			o.outgoing = append(o.outgoing, f)
+		}
+	}
 }
 
 // retryDelay returns how long to wait before retrying a call that failed

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -56,16 +57,27 @@ func (r *retries) onRetry(_ context.Context, _ string, _ int, _ time.Duration, _
 // the lock is free; the handler runs once.
 func TestIntegration_ClientRetriesBusyCall(t *testing.T) {
 	var ran atomic.Int32
+	var carried atomic.Value
 	b := &bank{transfer: func(ctx context.Context, req *bankpb.TransferRequest) (*bankpb.TransferResponse, error) {
 		ran.Add(1)
+		md, _ := metadata.FromIncomingContext(ctx)
+		carried.Store(md.Get("x-carried"))
 		return &bankpb.TransferResponse{}, nil
 	}}
 	r := newRig(t, 1, b, interceptor.WithMethod(bankpb.Bank_Transfer_FullMethodName,
 		interceptor.Resource("accounts/{transfer.from}"), interceptor.Try(), interceptor.RetryDelay(20*time.Millisecond)))
 	rt := &retries{lease: r.hold(t, "accounts/a")}
-	client := dialRetrying(t, r.servers[0].addr, interceptor.WithOnRetry(rt.onRetry))
+	// Each attempt carries what WithAttemptContext adds (a fencing token,
+	// say), retries included.
+	client := dialRetrying(t, r.servers[0].addr, interceptor.WithOnRetry(rt.onRetry),
+		interceptor.WithAttemptContext(func(ctx context.Context) context.Context {
+			return metadata.AppendToOutgoingContext(ctx, "x-carried", "42")
+		}))
 	if _, err := client.Transfer(callCtx(t), transferReq("a", "b")); err != nil {
 		t.Fatalf("Transfer: %v", err)
+	}
+	if got, _ := carried.Load().([]string); len(got) != 1 || got[0] != "42" {
+		t.Errorf("the retried call carried %q; want the attempt context's metadata once", got)
 	}
 	if rt.n.Load() < 1 || ran.Load() != 1 {
 		t.Fatalf("%d retries, handler ran %d times; want at least 1 retry and 1 run", rt.n.Load(), ran.Load())

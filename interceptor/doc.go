@@ -136,6 +136,9 @@
 //		grpc.WithChainUnaryInterceptor(interceptor.UnaryClientInterceptor()),
 //		grpc.WithChainStreamInterceptor(interceptor.StreamClientInterceptor()))
 //
+// [WithAttemptContext] adds outgoing metadata to every attempt, such as a
+// fencing token (fencegrpc.OutgoingContext).
+//
 // # Reentrancy
 //
 // The handler's context carries the lease. An acquire of the same resource
