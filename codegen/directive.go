@@ -214,12 +214,12 @@ func (d *directive) options(zk, tm string) []string {
 	var opts []string
 	switch d.mode {
 	case "read":
-		opts = append(opts, zk+".WithMode("+zk+".Read)")
+		opts = append(opts, zk+".Read")
 	case "write":
-		opts = append(opts, zk+".WithMode("+zk+".Write)")
+		opts = append(opts, zk+".Write")
 	}
 	if d.limit > 0 {
-		opts = append(opts, zk+".WithLimit("+strconv.Itoa(d.limit)+")")
+		opts = append(opts, zk+".Limit("+strconv.Itoa(d.limit)+")")
 	}
 	if d.wait > 0 {
 		opts = append(opts, zk+".MaxWait("+durationExpr(d.wait, tm)+")")
@@ -228,7 +228,7 @@ func (d *directive) options(zk, tm string) []string {
 		opts = append(opts, zk+".Try()")
 	}
 	if d.label != "" {
-		opts = append(opts, zk+".Label("+strconv.Quote(d.label)+")")
+		opts = append(opts, zk+".LeaseLabel("+strconv.Quote(d.label)+")")
 	}
 	return opts
 }

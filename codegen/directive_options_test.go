@@ -13,7 +13,7 @@ func TestParseLimitAndLabel(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
 	}
-	if got := strings.Join(d.options("zk", "tm"), ", "); got != `zk.WithLimit(3), zk.MaxWait(2 * tm.Second), zk.Label("nightly export")` {
+	if got := strings.Join(d.options("zk", "tm"), ", "); got != `zk.Limit(3), zk.MaxWait(2 * tm.Second), zk.LeaseLabel("nightly export")` {
 		t.Errorf("options = %s", got)
 	}
 	for _, tc := range []struct{ line, want string }{

@@ -50,7 +50,7 @@ func TestParseDirective(t *testing.T) {
 	if got := d.resources[1].parts; !reflect.DeepEqual(got, want) || d.resources[1].text != "b c/{{{z}}}" {
 		t.Errorf("second template = %q %#v, want %#v", d.resources[1].text, got, want)
 	}
-	if got := strings.Join(d.options("zk", "tm"), ", "); got != "zk.WithMode(zk.Read), zk.MaxWait(90 * tm.Second)" {
+	if got := strings.Join(d.options("zk", "tm"), ", "); got != "zk.Read, zk.MaxWait(90 * tm.Second)" {
 		t.Errorf("options = %s", got)
 	}
 	if got := strings.Join(d.text, " "); got != "resource=a/{x.Y} resource=b c/{{{z}}} mode=read wait=1m30s" {
@@ -72,7 +72,7 @@ func TestOptionsOrder(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got := strings.Join(d.options("zklock", "time"), ", "); got != "zklock.WithMode(zklock.Write), zklock.Try()" {
+	if got := strings.Join(d.options("zklock", "time"), ", "); got != "zklock.Write, zklock.Try()" {
 		t.Errorf("options = %s", got)
 	}
 	d, _ = parseLines(t, "//zklock:resource=r mode=exclusive")

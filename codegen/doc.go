@@ -71,10 +71,10 @@
 //     callers naming the same resources in any order cannot deadlock. If
 //     two templates yield the same name at run time (a transfer from an
 //     account to itself), it is locked once, as every front end does.
-//   - mode=exclusive (the default), mode=read or mode=write: zklock.WithMode.
-//   - limit=N: a semaphore of N holders (zklock.WithLimit); it excludes
+//   - mode=exclusive (the default), mode=read or mode=write: zklock.Read or zklock.Write.
+//   - limit=N: a semaphore of N holders (zklock.Limit); it excludes
 //     mode=read and mode=write.
-//   - label=TEXT: the lease's label in its owner data (zklock.Label).
+//   - label=TEXT: the lease's label in its owner data (zklock.LeaseLabel).
 //   - wait=DURATION: zklock.MaxWait; the acquire fails with
 //     zklock.ErrWaitTimeout when the lock is not held in time. A duration
 //     has a unit: wait=5 is an error that suggests wait=5s (wait=250,

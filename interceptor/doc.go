@@ -80,7 +80,7 @@
 // a resource share it, writers exclude everyone), [Try] (refuse at once
 // when busy), [MaxWait] (refuse when the wait passes a limit; otherwise a
 // call waits as long as its deadline allows), and any zklock option through
-// [AcquireOptions] (a semaphore with zklock.WithLimit).
+// [AcquireOptions] (a semaphore with zklock.Limit).
 //
 // # Status codes
 //

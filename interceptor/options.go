@@ -171,7 +171,7 @@ func newMethodConfig(opts []MethodOption) (*methodConfig, error) {
 	if c.try && c.maxWait > 0 {
 		return nil, fmt.Errorf("%w: Try and MaxWait exclude each other", zklock.ErrInvalidOption)
 	}
-	c.acquireOpts = append(c.acquireOpts, zklock.WithMode(c.mode))
+	c.acquireOpts = append(c.acquireOpts, c.mode)
 	if c.try {
 		c.acquireOpts = append(c.acquireOpts, zklock.Try())
 	}
@@ -287,8 +287,8 @@ func RetryDelay(d time.Duration) MethodOption {
 func FromFirstMessage() MethodOption { return func(c *methodConfig) { c.firstMessage = true } }
 
 // AcquireOptions adds zklock acquire options, for what the options above do
-// not cover (zklock.WithLimit for a semaphore, zklock.RawPath,
-// zklock.Label). They apply after the ones this package derives.
+// not cover (zklock.Limit for a semaphore, zklock.RawPath,
+// zklock.LeaseLabel). They apply after the ones this package derives.
 func AcquireOptions(opts ...zklock.AcquireOption) MethodOption {
 	return func(c *methodConfig) { c.extra = append(c.extra, opts...) }
 }

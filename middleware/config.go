@@ -42,7 +42,7 @@ type Rule struct {
 	Mode Mode
 
 	// Limit, when positive, makes the lock a semaphore: up to Limit
-	// requests hold each resource at once (zklock.WithLimit). Mode must be
+	// requests hold each resource at once (zklock.Limit). Mode must be
 	// Exclusive (the default).
 	Limit int
 
@@ -173,7 +173,7 @@ type Config struct {
 	// runs.
 	DisableServerTiming bool
 
-	// AcquireOptions are added to every acquire, e.g. zklock.Label("api").
+	// AcquireOptions are added to every acquire, e.g. zklock.LeaseLabel("api").
 	// Mode, Limit, Try and MaxWait come from the Rule: set them there. With
 	// zklock.RawPath, resources are absolute znode paths (to share locks
 	// with a Java or Python service).

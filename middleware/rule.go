@@ -153,9 +153,9 @@ func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
 		opts := slices.Clip(slices.Clone(base))
 		switch {
 		case r.Limit > 0:
-			opts = append(opts, zklock.WithLimit(r.Limit))
+			opts = append(opts, zklock.Limit(r.Limit))
 		case m != zklock.Exclusive || r.Mode != Exclusive:
-			opts = append(opts, zklock.WithMode(m))
+			opts = append(opts, m)
 		}
 		if r.Try {
 			opts = append(opts, zklock.Try())

@@ -38,7 +38,7 @@ func (w LockedAccounts) Balance(ctx context.Context, id string) (r0 int64, err e
 	if err != nil {
 		return r0, err
 	}
-	lease, err := w.locker.Acquire(ctx, "accounts/"+k0, zklock.WithMode(zklock.Read))
+	lease, err := w.locker.Acquire(ctx, "accounts/"+k0, zklock.Read)
 	if err != nil {
 		return r0, err
 	}

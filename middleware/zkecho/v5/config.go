@@ -121,7 +121,7 @@ type Config struct {
 	// runs.
 	DisableServerTiming bool
 
-	// AcquireOptions are added to every acquire, e.g. zklock.Label("api").
+	// AcquireOptions are added to every acquire, e.g. zklock.LeaseLabel("api").
 	// Mode, Limit, Try and MaxWait come from the Rule: set them there.
 	AcquireOptions []zklock.AcquireOption
 }
