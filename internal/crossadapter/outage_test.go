@@ -80,7 +80,7 @@ func TestIntegration_TryWhileZooKeeperAway(t *testing.T) {
 		t.Fatal("the client never noticed the outage")
 	}
 
-	start := time.Now()
+	var start time.Time
 	hc := &http.Client{Timeout: 10 * time.Second}
 	for name, base := range httpFronts {
 		path := "/n/1"
