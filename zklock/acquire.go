@@ -127,7 +127,7 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 	if len(data) > MaxValueLen {
 		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrValueTooLarge, len(data), MaxValueLen)
 	}
-	st, start, wctx, cancel := beginAcquire(ctx, c, name, cfg)
+	st, start, wctx, cancel := beginAcquire(ctx, c, resources, cfg)
 	defer cancel()
 	p := parts{c: c, ts: ts, lenders: lenders, cfg: cfg, data: data}
 	if cfg.try {
@@ -154,7 +154,7 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 			// same set); so everything was given back: queue again for
 			// every part, within the same context and MaxWait.
 			c.log.Debug("zklock: a part of a multi-resource acquire was lost; enqueueing again for all", "resources", name)
-			st = newLeaseState(c, st.id, name, cfg.mode)
+			st = newLeaseState(c, st.id, resources, cfg.mode)
 			if _, p.lenders, err = reenter(ctx, c, keys, cfg.mode); err == nil {
 				continue
 			}
@@ -167,14 +167,14 @@ func (c *Client) acquire(ctx context.Context, resources []string, cfg acquireCon
 			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 		err = fmt.Errorf("zklock: acquire %q: %w", failed.resource, err)
-		c.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Mode: cfg.mode, Wait: time.Since(start), Err: err, SessionID: sid})
+		c.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Resources: resources, Mode: cfg.mode, Wait: time.Since(start), Err: err, SessionID: sid})
 		return nil, err
 	}
 	st.mu.Lock()
 	st.acquired = time.Now()
 	st.waited = st.acquired.Sub(start)
 	st.mu.Unlock()
-	c.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Mode: cfg.mode, Path: st.holds[0].path,
+	c.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Resources: resources, Mode: cfg.mode, Path: st.holds[0].path,
 		Wait: st.waited, Token: st.Token(), SessionID: st.holds[0].sessionID, Time: st.acquired})
 	c.kick()
 	return &Lease{st: st}, nil

@@ -23,7 +23,7 @@ func TestAwaitLocalWaitsForTheLeaseToEnd(t *testing.T) {
 		t.Fatalf("after a node that never held: held %v, err %v; want false, nil", held, err)
 	}
 
-	st := newLeaseState(nil, 1, "r", Exclusive)
+	st := newLeaseState(nil, 1, []string{"r"}, Exclusive)
 	pred := &nodeEntry{gone: make(chan struct{}), st: st}
 	type result struct {
 		held bool

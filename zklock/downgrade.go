@@ -47,7 +47,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	old := st.holds[0]
 	st.mu.Unlock()
 
-	rs := newLeaseState(c, nextID(), st.resource, Read)
+	rs := newLeaseState(c, nextID(), st.resources, Read)
 	w := &waiter{c: c, st: rs, target: target{resource: old.resource, parent: old.parent},
 		cfg: acquireConfig{mode: Read}, data: c.owner, sid: old.sessionID}
 	if err := w.create(ctx); err != nil {
@@ -86,7 +86,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	rs.mu.Lock()
 	rs.acquired = time.Now()
 	rs.mu.Unlock()
-	c.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Mode: Read, Path: w.n.path, Token: w.n.token, SessionID: w.sid})
+	c.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Resources: rs.resources, Mode: Read, Path: w.n.path, Token: w.n.token, SessionID: w.sid})
 	if err := l.Release(ctx); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		// The read lease is held either way; the write node goes in the
 		// background.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -38,15 +39,16 @@ type derivedCtx struct {
 }
 
 type leaseState struct {
-	owner    releaser
-	id       uint64
-	resource string
-	mode     Mode
-	holds    []*heldNode
-	acquired time.Time
-	waited   time.Duration
-	ctx      context.Context // done when the lease ends; its cause says why
-	cancel   context.CancelCauseFunc
+	owner     releaser
+	id        uint64
+	resource  string   // the resources' names joined by commas, in the order given
+	resources []string // as given
+	mode      Mode
+	holds     []*heldNode
+	acquired  time.Time
+	waited    time.Duration
+	ctx       context.Context // done when the lease ends; its cause says why
+	cancel    context.CancelCauseFunc
 
 	mu        sync.Mutex
 	derived   map[*int]derivedCtx // contexts from Lease.Context
@@ -60,18 +62,18 @@ type leaseState struct {
 	done      chan struct{}
 }
 
-func newLeaseState(owner releaser, id uint64, resource string, mode Mode) *leaseState {
-	st := &leaseState{owner: owner, id: id, resource: resource, mode: mode, refs: 1, done: make(chan struct{})}
+func newLeaseState(owner releaser, id uint64, resources []string, mode Mode) *leaseState {
+	st := &leaseState{owner: owner, id: id, resource: joinResources(resources), resources: resources, mode: mode, refs: 1, done: make(chan struct{})}
 	st.ctx, st.cancel = context.WithCancelCause(context.Background())
 	return st
 }
 
 // beginAcquire starts an acquire for owner: the lease state, the Started
 // event, and the context bounded by MaxWait (cancel must be called).
-func beginAcquire(ctx context.Context, owner releaser, name string, cfg acquireConfig) (st *leaseState, start time.Time, wctx context.Context, cancel context.CancelFunc) {
-	st = newLeaseState(owner, nextID(), name, cfg.mode)
+func beginAcquire(ctx context.Context, owner releaser, resources []string, cfg acquireConfig) (st *leaseState, start time.Time, wctx context.Context, cancel context.CancelFunc) {
+	st = newLeaseState(owner, nextID(), resources, cfg.mode)
 	start = time.Now()
-	owner.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: name, Mode: cfg.mode, Time: start})
+	owner.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: st.resource, Resources: resources, Mode: cfg.mode, Time: start})
 	wctx, cancel = ctx, func() {}
 	if cfg.maxWait > 0 {
 		wctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, ErrWaitTimeout)
@@ -230,7 +232,7 @@ func (st *leaseState) lose(reason LossReason) {
 		// handed out, so none is reported lost.
 		return
 	}
-	go st.owner.observe(context.Background(), Event{Kind: EventLost, ID: st.id, Resource: st.resource,
+	go st.owner.observe(context.Background(), Event{Kind: EventLost, ID: st.id, Resource: st.resource, Resources: st.resources,
 		Mode: st.mode, Held: time.Since(acquired), Token: st.Token(), Err: err, SessionID: st.sessionID()})
 }
 
@@ -288,7 +290,16 @@ func (st *leaseState) release(ctx context.Context) error {
 func (st *leaseState) finishRelease(ctx context.Context) {
 	st.giveBack(ctx)
 	if st.end(ErrReleased) {
-		st.owner.observe(ctx, Event{Kind: EventReleased, ID: st.id, Resource: st.resource, Mode: st.mode,
+		st.owner.observe(ctx, Event{Kind: EventReleased, ID: st.id, Resource: st.resource, Resources: st.resources, Mode: st.mode,
 			Held: time.Since(st.acquired), Token: st.Token(), SessionID: st.sessionID()})
 	}
+}
+
+// joinResources names a lease: its resources joined by commas, in the
+// order given (Lease.Resource, Event.Resource).
+func joinResources(resources []string) string {
+	if len(resources) == 1 {
+		return resources[0]
+	}
+	return strings.Join(resources, ",")
 }

@@ -77,7 +77,7 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 		return whole, err
 	}
 	name := strings.Join(resources, ",")
-	st, start, wctx, cancel := beginAcquire(ctx, m, name, cfg)
+	st, start, wctx, cancel := beginAcquire(ctx, m, resources, cfg)
 	defer cancel()
 	for _, k := range keys {
 		if l := lenders[k]; l != nil && st.borrow(l, k) {

@@ -264,3 +264,36 @@ func TestIntegration_LeaseParts(t *testing.T) {
 		t.Fatalf("Token %d, want the largest part token %d", l.Token(), top)
 	}
 }
+
+// Events carry the acquire's resources as given, so an observer can tell
+// a multi-resource lease from a resource whose name holds a comma.
+func TestIntegration_EventResources(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	rec := &recorder{}
+	c := newClient(t, root, zklock.WithObserver(rec))
+	single, err := c.Acquire(ctx, "a,b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi, err := c.AcquireAll(ctx, []string{"x", "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single.Release(ctx)
+	multi.Release(ctx)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, e := range rec.events {
+		if e.Kind == zklock.EventSuspended || e.Kind == zklock.EventResumed {
+			continue
+		}
+		want := []string{"a,b"}
+		if e.Resource != "a,b" && e.Resource != "a%2Cb" {
+			want = []string{"x", "y"}
+		}
+		if !slices.Equal(e.Resources, want) {
+			t.Errorf("%v event for %q: Resources %q, want %q", e.Kind, e.Resource, e.Resources, want)
+		}
+	}
+}

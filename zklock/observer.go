@@ -63,9 +63,16 @@ func (k EventKind) String() string {
 // events (EventSuspended, EventResumed) have ID 0. A lease made by
 // Lease.Downgrade reports EventAcquired (Wait 0) with no EventStarted.
 type Event struct {
-	Kind      EventKind
-	ID        uint64
-	Resource  string
+	Kind EventKind
+	ID   uint64
+	// Resource is the lease's name: its resources joined by commas, in
+	// the order given (a name may itself contain a comma: use Resources
+	// to tell the parts apart). For EventEnqueued and EventPosition it is
+	// the one resource whose queue the event is about.
+	Resource string
+	// Resources are the acquire's resources, as given (nil for session
+	// events).
+	Resources []string
 	Mode      Mode
 	Path      string // the lock node's znode path, once it exists
 	Position  int    // nodes ahead in the queue

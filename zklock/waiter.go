@@ -163,7 +163,7 @@ func (w *waiter) report(ctx context.Context, pos int) {
 		kind = EventEnqueued // a node of its own: a re-queue is reported again
 	}
 	n.pos = pos
-	w.c.observe(ctx, Event{Kind: kind, ID: w.st.id, Resource: w.target.resource, Mode: w.cfg.mode,
+	w.c.observe(ctx, Event{Kind: kind, ID: w.st.id, Resource: w.target.resource, Resources: w.st.resources, Mode: w.cfg.mode,
 		Path: n.path, Position: pos, Token: n.token, SessionID: w.sid})
 }
 
