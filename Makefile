@@ -7,9 +7,8 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 demo: ## run the demo (installs and starts a local ZooKeeper when ZKLOCK_SERVERS is unset)
 	scripts/demo.sh
 
-test: vet check-generated ## everything CI runs
-	scripts/ensure-zookeeper.sh
-	scripts/ensure-postgres.sh
+test: vet check-generated ## everything CI runs; installs what the tests need when root (scripts/ensure-test-deps.sh)
+	scripts/ensure-test-deps.sh
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 vet:
