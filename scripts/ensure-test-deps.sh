@@ -13,6 +13,7 @@
 #   kazoo      kazoo, the Python interop peer                      (python3-kazoo)
 #   chromium   headless Chromium, the zkdebug page test            (chromium)
 #   postgres   PostgreSQL's binaries, the fence tests              (postgresql)
+#   shells     zsh and fish, to check zklock's completion scripts  (zsh fish)
 #
 # What is missing is installed when running as root with apt-get (one
 # `apt-get update`, one `apt-get install`), and the script says what it
@@ -35,7 +36,7 @@ if [ "${1:-}" = "--strict" ]; then
   strict=1
   shift
 fi
-all="zookeeper curator jdk kazoo chromium postgres"
+all="zookeeper curator jdk kazoo chromium postgres shells"
 wanted=${*:-$all}
 
 # packages COMPONENT: the Debian packages that provide it.
@@ -47,6 +48,7 @@ packages() {
     kazoo) echo "python3-kazoo" ;;
     chromium) echo "chromium" ;;
     postgres) echo "postgresql" ;;
+    shells) echo "zsh fish" ;;
     *) echo "$me: unknown component '$1' (one of: $all)" >&2; exit 2 ;;
   esac
 }
@@ -60,6 +62,7 @@ purpose() {
     kazoo) echo "the kazoo interop tests" ;;
     chromium) echo "the zkdebug page test" ;;
     postgres) echo "the fence tests on PostgreSQL" ;;
+    shells) echo "the zklock completion script tests" ;;
   esac
 }
 
@@ -85,6 +88,7 @@ present() {
       done
       command -v initdb >/dev/null 2>&1 && command -v postgres >/dev/null 2>&1 && command -v pg_isready >/dev/null 2>&1
       ;;
+    shells) command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1 ;;
   esac
 }
 
