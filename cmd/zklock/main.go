@@ -3,8 +3,11 @@
 //
 //	zklock ls [PREFIX]                  resources in use, holders, queue lengths
 //	zklock show RESOURCE [--json]       holder and ordered waiters
-//	zklock watch RESOURCE [--for 1h]    live view of the queue
-//	zklock run --resource R [--wait 30s | --try] -- CMD [ARGS...]
+//	zklock watch RESOURCE [--json]      live view of the queue
+//	zklock run RESOURCE [--shared | --limit N] [--wait 30s | --try] [-E N] -- CMD [ARGS...]
+//	zklock break RESOURCE               delete a stuck lock's holder nodes (admin)
+//	zklock completion bash|zsh|fish     shell completion
+//	zklock --version
 //
 // It connects to $ZKLOCK_SERVERS (or --servers) and takes the connection
 // flags of package zklock: --root, --session-timeout, --user/--password

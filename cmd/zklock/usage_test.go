@@ -8,7 +8,7 @@ import (
 )
 
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, name := range []string{"ls", "show", "watch", "run"} {
+	for _, name := range []string{"ls", "show", "watch", "run", "break", "completion"} {
 		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
 			r := zkl(t, nil, args...)
 			if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "Usage: zklock "+name+" ") {
@@ -22,7 +22,8 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		}
 	}
 	r := zkl(t, nil, "run", "--help")
-	for _, want := range []string{"ZKLOCK_TOKEN", "111", "112", "113", "114", "-grace", "-wait", "-try", "-label"} {
+	for _, want := range []string{"ZKLOCK_TOKEN", "111", "112", "113", "114", "-grace", "-wait", "-try", "-label",
+		"-shared", "-limit", "-conflict-exit-code", "  -E code\n", "min(session timeout/3, 1s)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("run --help lacks %q", want)
 		}
@@ -64,8 +65,22 @@ func TestBadInput(t *testing.T) {
 		{[]string{"show", "--nope", "x"}, nil, 2, "flag provided but not defined: -nope"},
 		{[]string{"run", "--resource", "r"}, nil, 2, "no command given after --"},
 		{[]string{"run", "--resource", "r", "--"}, nil, 2, "no command given after --"},
-		{[]string{"run", "--", "true"}, nil, 2, "missing --resource"},
-		{[]string{"run", "--resource", "", "--", "true"}, nil, 2, "missing --resource"},
+		{[]string{"run", "--", "true"}, nil, 2, "missing RESOURCE"},
+		{[]string{"run"}, nil, 2, "missing RESOURCE"},
+		{[]string{"run", "--resource", "", "--", "true"}, nil, 2, "missing RESOURCE"},
+		{[]string{"run", "r"}, nil, 2, "no command given"},
+		{[]string{"run", "r", "--"}, nil, 2, "no command given"},
+		{[]string{"run", "r", "--bogus", "--", "true"}, nil, 2, "flag provided but not defined: -bogus"},
+		{[]string{"run", "r", "extra", "--", "true"}, nil, 2, `unexpected "extra" between RESOURCE and --`},
+		{[]string{"run", "r", "--try", "--wait", "1s", "--", "true"}, nil, 2, "--try and --wait exclude each other"},
+		{[]string{"run", "--shared", "--limit", "2", "r", "true"}, nil, 2, "--shared and --limit exclude each other"},
+		{[]string{"run", "--limit", "0", "r", "true"}, nil, 2, "bad --limit 0"},
+		{[]string{"run", "-E", "256", "r", "true"}, nil, 2, `invalid value "256" for flag -E: must be an exit code from 0 to 255`},
+		{[]string{"run", "--conflict-exit-code", "-1", "r", "true"}, nil, 2, `invalid value "-1" for flag -conflict-exit-code`},
+		{[]string{"break"}, nil, 2, "missing RESOURCE"},
+		{[]string{"break", "a", "b"}, nil, 2, "one RESOURCE expected"},
+		{[]string{"completion"}, nil, 2, "one shell expected"},
+		{[]string{"completion", "tcsh"}, nil, 2, `unknown shell "tcsh"`},
 		{[]string{"run", "--resource", "r", "--wait", "abc", "--", "true"}, nil, 2, `invalid value "abc" for flag -wait`},
 		{[]string{"run", "--resource", "r", "--wait", "-1s", "--", "true"}, nil, 2, "bad --wait"},
 		{[]string{"run", "--resource", "r", "--try", "--wait", "1s", "--", "true"}, nil, 2, "--try and --wait exclude each other"},
@@ -105,6 +120,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"ls", "--connect-timeout", "1s"}, []string{"ZKLOCK_SERVERS=" + down}, 113, "cannot reach ZooKeeper"},
 		{[]string{"watch", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper"},
 		{[]string{"run", "--servers", down, "--connect-timeout", "1s", "--resource", "x", "--", "touch", filepath.Join(dir, "ran")}, nil, 113, "cannot reach ZooKeeper"},
+		{[]string{"break", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper"},
 		{[]string{"show", "--servers", "no-such-host.invalid:2181", "--connect-timeout", "5s", "x"}, nil, 113, "cannot resolve"},
 	}
 	for _, tc := range cases {

@@ -34,6 +34,9 @@ type connFlags struct {
 	password       string
 	label          string
 	tls            tlsFlags
+	// timeoutName names what set connectTimeout in messages (default
+	// "--connect-timeout").
+	timeoutName string
 }
 
 func (c *connFlags) register(fs *flag.FlagSet) {
@@ -138,17 +141,48 @@ func (c *connFlags) open(ctx context.Context, cmd string) (*zklock.Client, error
 	if err := resolvable(ctx, servers); err != nil {
 		return nil, withCode(ExitUnreachable, err)
 	}
-	client, err := zklock.Open(ctx, c.dsn(), opts...)
+	client, err := openBounded(ctx, c.dsn(), opts)
 	switch {
 	case err == nil:
 		return client, nil
 	case errors.Is(err, zklock.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded):
-		return nil, withCode(ExitUnreachable, fmt.Errorf("cannot reach ZooKeeper at %s within %v (--connect-timeout): %s",
-			strings.Join(servers, ","), c.connectTimeout, strings.ReplaceAll(err.Error(), "zklock: ", "")))
+		name := c.timeoutName
+		if name == "" {
+			name = "--connect-timeout"
+		}
+		return nil, withCode(ExitUnreachable, fmt.Errorf("cannot reach ZooKeeper at %s within %v (%s): %s",
+			strings.Join(servers, ","), c.connectTimeout, name, strings.ReplaceAll(err.Error(), "zklock: ", "")))
 	case errors.Is(err, zklock.ErrInvalidOption):
 		return nil, usageErrorf(cmd, "%s", trimPrefix(err))
 	}
 	return nil, err
+}
+
+// openBounded is zklock.Open, returning when ctx ends even if Open does
+// not: after a failed handshake go-zookeeper's Close waits up to a second
+// for a reply that a silent server never sends, which would stretch the
+// try bound of "run --try". A client that connects after all is closed.
+func openBounded(ctx context.Context, dsn string, opts []zklock.Option) (*zklock.Client, error) {
+	type result struct {
+		c   *zklock.Client
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := zklock.Open(ctx, dsn, opts...)
+		done <- result{c, err}
+	}()
+	select {
+	case r := <-done:
+		return r.c, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.c != nil {
+				r.c.Close()
+			}
+		}()
+		return nil, fmt.Errorf("%w: %w", zklock.ErrUnavailable, ctx.Err())
+	}
 }
 
 // resolvable fails when no server's host name resolves: go-zookeeper

@@ -6,8 +6,11 @@
 //
 //	zklock ls [PREFIX]                  resources in use, with holders and queue length
 //	zklock show RESOURCE                holder and ordered waiters (owner, token, age); --json, --raw
-//	zklock watch RESOURCE               live view: redraws on a terminal, one line per change when piped
-//	zklock run --resource R [--wait D | --try] -- CMD [ARGS...]
+//	zklock watch RESOURCE               live view: redraws on a terminal, one line per change when piped; --json
+//	zklock run RESOURCE [--shared | --limit N] [--wait D | --try] [-E N] -- CMD [ARGS...]
+//	zklock break RESOURCE               delete a stuck lock's holder nodes (as the admin identity)
+//	zklock completion bash|zsh|fish     shell completion script
+//	zklock --version
 //
 // Every command takes the connection flags (--servers, default
 // $ZKLOCK_SERVERS; --root; --session-timeout; --connect-timeout; --user and
@@ -19,9 +22,11 @@
 //
 // Errors are one line on stderr and a non-zero exit code: ExitUsage for bad
 // input, ExitUnreachable when ZooKeeper cannot be reached, and for run
-// ExitBusy, ExitTimeout, ExitLeaseLost, or CMD's own code (128+N when it
-// was killed by signal N). The codes 111–114 lie outside the ranges that
-// shells, timeout(1) and sysexits.h use.
+// ExitBusy, ExitTimeout (both replaced by -E N, as flock's), ExitLeaseLost,
+// or CMD's own code (128+N when it was killed by signal N). The codes
+// 111–114 lie outside the ranges that shells, timeout(1) and sysexits.h use.
+// "run --try" answers within TryBound of the session timeout, connecting
+// included: while ZooKeeper is away it exits ExitUnreachable.
 //
 // # Run
 //

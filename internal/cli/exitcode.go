@@ -21,11 +21,15 @@ const (
 	// command after "--".
 	ExitUsage = 2
 	// ExitBusy: run --try found the lock held (or others queued ahead).
+	// -E/--conflict-exit-code replaces it.
 	ExitBusy = 111
 	// ExitTimeout: run --wait passed before the lock was acquired.
+	// -E/--conflict-exit-code replaces it.
 	ExitTimeout = 112
-	// ExitUnreachable: no ZooKeeper session could be established (or
-	// ZooKeeper became unreachable while waiting for the lock).
+	// ExitUnreachable: ZooKeeper is unavailable: no session could be
+	// established within --connect-timeout (for run --try, within
+	// TryBound of the session timeout), or ZooKeeper did not answer a
+	// try within that bound, or became unreachable while waiting.
 	ExitUnreachable = 113
 	// ExitLeaseLost: the lease was lost while CMD ran (its node was
 	// deleted, the session expired or could no longer be proven alive);
@@ -45,9 +49,10 @@ const exitCodeTable = `Exit codes:
   0        success (run: CMD exited 0)
   1        other error (e.g. ZooKeeper refused the operation)
   2        usage error: bad flag or argument, unknown subcommand, no command after --
-  111      busy: --try and the lock is held by someone else
-  112      timeout: --wait passed before the lock was acquired
-  113      ZooKeeper unreachable: no session within --connect-timeout
+  111      busy: --try and the lock is held by someone else (-E N: N instead)
+  112      timeout: --wait passed before the lock was acquired (-E N: N instead)
+  113      ZooKeeper unavailable: no session within --connect-timeout, or
+           run --try got no answer within min(session timeout/3, 1s)
   114      lease lost while CMD ran; CMD was sent SIGTERM (SIGKILL after --grace)
   126      CMD could not be started; 127: CMD not found
   128+N    CMD was killed by signal N (or zklock was interrupted by N while waiting)

@@ -37,13 +37,17 @@ func toJSON(q *zklock.Queue, now time.Time) queueJSON {
 	j := queueJSON{Resource: q.Resource, Path: q.Path, Holders: len(q.Holders()), Waiting: len(q.Waiters()),
 		Nodes: make([]nodeJSON, 0, len(q.Nodes)), Unknown: q.Unknown}
 	for _, n := range q.Nodes {
-		age := now.Sub(n.Created)
-		if age < 0 {
-			age = 0
-		}
-		j.Nodes = append(j.Nodes, nodeJSON{Position: n.Position, State: state(n), Mode: n.Mode.String(),
-			Host: n.Owner.Host, PID: n.Owner.PID, Label: n.Owner.Label, Token: n.Token, Created: n.Created.UTC(),
-			AgeSeconds: age.Seconds(), Session: session(n.SessionID), Node: n.Name, Path: n.Path, Seq: n.Seq})
+		j.Nodes = append(j.Nodes, toNodeJSON(n, now))
 	}
 	return j
+}
+
+func toNodeJSON(n zklock.QueueNode, now time.Time) nodeJSON {
+	age := now.Sub(n.Created)
+	if age < 0 {
+		age = 0
+	}
+	return nodeJSON{Position: n.Position, State: state(n), Mode: n.Mode.String(),
+		Host: n.Owner.Host, PID: n.Owner.PID, Label: n.Owner.Label, Token: n.Token, Created: n.Created.UTC(),
+		AgeSeconds: age.Seconds(), Session: session(n.SessionID), Node: n.Name, Path: n.Path, Seq: n.Seq}
 }

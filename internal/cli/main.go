@@ -15,10 +15,27 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// dashed reports that "--" ended the subcommand's flags before its
+	// first positional argument ("zklock run -- CMD": no RESOURCE there).
+	dashed bool
 }
 
-// commands are zklock's subcommands, in the order help lists them.
-var commands = []*command{lsCommand, showCommand, watchCommand, runCommand}
+// commands are zklock's subcommands, in the order help lists them. (The
+// list is filled in by init: completion reads it.)
+var commands []*command
+
+func init() {
+	commands = []*command{lsCommand, showCommand, watchCommand, runCommand, breakCommand, completionCommand}
+}
+
+// commandNames is "ls, show, watch, run, break, completion", for messages.
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
 
 // Main runs the zklock command line args (without the program name) and
 // returns the process exit code (see ExitOK and the other Exit constants).
@@ -47,6 +64,7 @@ func (e *env) main(args []string) (string, error) {
 	top := newFlagSet("zklock")
 	var topConn connFlags
 	topConn.register(top)
+	version := top.Bool("version", false, "print zklock's version and exit")
 	if _, err := parseArgs(top, args, false); err != nil {
 		if errors.Is(err, errHelp) {
 			printTopUsage(e.stdout)
@@ -54,9 +72,13 @@ func (e *env) main(args []string) (string, error) {
 		}
 		return "", usageErrorf("", "%v", err)
 	}
+	if *version {
+		_, err := fmt.Fprintln(e.stdout, Version())
+		return "", err
+	}
 	rest := top.Args()
 	if len(rest) == 0 {
-		return "", usageErrorf("", "no command given: one of ls, show, watch, run")
+		return "", usageErrorf("", "no command given: one of %s", commandNames())
 	}
 	name := rest[0]
 	if name == "help" {
@@ -64,13 +86,18 @@ func (e *env) main(args []string) (string, error) {
 	}
 	c := lookup(name)
 	if c == nil {
-		return "", usageErrorf("", "unknown command %q: one of ls, show, watch, run", name)
+		return "", usageErrorf("", "unknown command %q: one of %s", name, commandNames())
 	}
 	fs := newFlagSet("zklock " + name)
 	var cf connFlags
 	cf.register(fs)
 	runFn := c.setup(fs, &cf)
 	pos, err := parseArgs(fs, rest[1:], c.interspersed)
+	if err == nil && !c.interspersed {
+		// did "--" end the flags before the first positional argument?
+		n := len(rest[1:]) - len(pos)
+		e.dashed = n > 0 && rest[n] == "--"
+	}
 	if errors.Is(err, errHelp) {
 		printUsage(e.stdout, c, fs)
 		return name, nil
@@ -91,7 +118,7 @@ func (e *env) help(args []string) (string, error) {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		return "help", usageErrorf("", "unknown command %q: one of ls, show, watch, run", args[0])
+		return "help", usageErrorf("", "unknown command %q: one of %s", args[0], commandNames())
 	}
 	fs := newFlagSet("zklock " + c.name)
 	var cf connFlags
@@ -128,6 +155,7 @@ Commands:
 	cf.register(fs)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+	fmt.Fprint(w, "\nOther flags:\n  -version\n    \tprint zklock's version and exit\n")
 	fmt.Fprintf(w, `
 Environment:
   %-16s connection string used when --servers is not given

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,18 +26,35 @@ const DefaultGrace = 10 * time.Second
 
 var runCommand = &command{
 	name:    "run",
-	args:    "--resource R [--wait D | --try] -- CMD [ARGS...]",
-	summary: "run CMD while holding the lock on R (a distributed flock)",
+	args:    "RESOURCE [flags --] CMD [ARGS...]   (or: --resource R [flags] -- CMD [ARGS...])",
+	summary: "run CMD while holding the lock on RESOURCE (a distributed flock)",
 	help: `
-Run acquires the lock on R (waiting in line behind earlier callers), runs
-CMD while holding it, releases it when CMD exits, and exits with CMD's exit
-code. It is flock(1) across hosts: put it in front of a cron job on every
-host and the job runs on one host at a time.
+Run acquires the lock on RESOURCE (waiting in line behind earlier callers),
+runs CMD while holding it, releases it when CMD exits, and exits with CMD's
+exit code. It is flock(1) across hosts: put it in front of a cron job on
+every host and the job runs on one host at a time.
+
+RESOURCE comes first, as in "etcdctl lock NAME CMD" and "flock FILE CMD";
+flags may go before it, or between it and a "--" that starts CMD. Without
+"--" every word after RESOURCE belongs to CMD. --resource R also works.
+
+Modes: exclusive by default; --shared takes a read lock (shared with other
+--shared runs and with zklock, Curator and kazoo read locks, excluded by
+every writer and exclusive holder); --limit N is a semaphore of N holders
+(every user of RESOURCE must give the same N).
+
+Waiting: as long as it takes, by default; --wait D gives up after D (exit
+112); --try does not wait (exit 111 when the lock is held). --try never
+waits on ZooKeeper either: while ZooKeeper is away it exits 113 within
+min(session timeout/3, 1s), connecting included (unless --connect-timeout
+is given, which then bounds the connection). -E N makes a busy --try or a
+passed --wait exit N instead, as flock -E does (-E 0: "someone else is
+doing it" counts as success).
 
 CMD gets these environment variables:
   ZKLOCK_TOKEN     the fencing token (grows with every lease granted):
                    pass it to storage that should refuse stale writers
-  ZKLOCK_RESOURCE  R
+  ZKLOCK_RESOURCE  RESOURCE
   ZKLOCK_NODE      the znode of the lease
 
 Signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to
@@ -47,21 +65,28 @@ stays in the foreground group, and SIGINT and SIGQUIT, which the terminal
 already sends to CMD, are not sent twice. On Linux CMD is killed if zklock
 itself dies.
 
-If the lease is lost while CMD runs (someone deleted its node, the session
-expired, or ZooKeeper has been unreachable for so long that the session may
-have expired), CMD is sent SIGTERM, then SIGKILL after --grace, and zklock
-exits 114 whatever CMD's own exit code.
+If the lease is lost while CMD runs (someone deleted its node, e.g. with
+"zklock break", the session expired, or ZooKeeper has been unreachable for
+so long that the session may have expired), CMD is sent SIGTERM, then
+SIGKILL after --grace, and zklock exits 114 whatever CMD's own exit code.
 
-Example:
-  zklock run --resource nightly-report --try -- /usr/local/bin/report.sh
-  zklock run --resource db-migrate --wait 5m --label "$HOSTNAME deploy" -- ./migrate up
+Examples:
+  zklock run nightly-report --try -- /usr/local/bin/report.sh
+  zklock run db-migrate --wait 5m --label "$HOSTNAME deploy" -- ./migrate up
+  zklock run --shared reports/cache -- ./read-cache.sh
+  zklock run --limit 3 render-farm -- ./render.sh frame-42
+  zklock run -E 0 --try backup -- ./backup.sh      # cron: busy is fine
 
 ` + exitCodeTable,
 	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
 		o := &runOpts{cf: cf, fs: fs}
-		fs.StringVar(&o.resource, "resource", "", "the resource to lock (required)")
+		fs.StringVar(&o.resource, "resource", "", "the resource to lock (instead of the RESOURCE argument)")
 		fs.DurationVar(&o.wait, "wait", 0, "give up with exit code 112 when the lock is not acquired within this `duration` (default: wait as long as it takes)")
-		fs.BoolVar(&o.try, "try", false, "do not wait: exit with code 111 at once when the lock is held")
+		fs.BoolVar(&o.try, "try", false, "do not wait: exit with code 111 at once when the lock is held, 113 when ZooKeeper does not answer within min(session timeout/3, 1s)")
+		fs.BoolVar(&o.shared, "shared", false, "take a shared (read) lock: other --shared runs may hold it at the same time")
+		fs.IntVar(&o.limit, "limit", 0, "take one of `N` slots of a semaphore: up to N runs hold it at once")
+		fs.Var(&o.conflict, "conflict-exit-code", "exit `code` (0 to 255) when --try finds the lock held or --wait passes (default 111 and 112), as flock -E")
+		fs.Var(&o.conflict, "E", "short for --conflict-exit-code `code`")
 		fs.DurationVar(&o.grace, "grace", DefaultGrace, "after a lost lease, time between SIGTERM and SIGKILL to CMD")
 		fs.BoolVar(&o.raw, "raw", false, "the resource is a raw znode path, e.g. /locks/foo of a Curator or kazoo service")
 		return o.run
@@ -75,24 +100,60 @@ type runOpts struct {
 	resource string
 	wait     time.Duration
 	try      bool
+	shared   bool
+	limit    int
+	conflict exitCodeFlag
 	grace    time.Duration
 	raw      bool
+	// releaseTimeout bounds the release after CMD (--connect-timeout,
+	// also under --try, whose bound applies to the acquire).
+	releaseTimeout time.Duration
 }
 
 // forwarded are the signals passed on to CMD; the first four end zklock
 // while it is still waiting for the lock.
 var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
 
+// command splits the positional arguments into RESOURCE (unless
+// --resource gave it) and CMD, parsing any flags between RESOURCE and "--".
+func (o *runOpts) command(e *env, args []string) ([]string, error) {
+	if isSet(o.fs, "resource") {
+		return args, nil
+	}
+	if len(args) == 0 || e.dashed {
+		return nil, usageErrorf("run", "missing RESOURCE: zklock run RESOURCE -- CMD (or --resource R -- CMD)")
+	}
+	o.resource, args = args[0], args[1:]
+	i := slices.Index(args, "--")
+	if i < 0 {
+		return args, nil // etcdctl's form: every word after RESOURCE is CMD
+	}
+	if i > 0 {
+		extra, err := parseArgs(o.fs, args[:i], false)
+		if err != nil {
+			return nil, usageErrorf("run", "%v", err)
+		}
+		if len(extra) > 0 {
+			return nil, usageErrorf("run", "unexpected %q between RESOURCE and --: only flags go there", extra[0])
+		}
+	}
+	return args[i+1:], nil
+}
+
 func (o *runOpts) validate(args []string) error {
 	switch {
 	case o.resource == "":
-		return usageErrorf("run", "missing --resource")
+		return usageErrorf("run", "missing RESOURCE: zklock run RESOURCE -- CMD (or --resource R -- CMD)")
 	case len(args) == 0:
 		return usageErrorf("run", "no command given after --")
 	case o.try && isSet(o.fs, "wait"):
 		return usageErrorf("run", "--try and --wait exclude each other")
 	case isSet(o.fs, "wait") && o.wait <= 0:
 		return usageErrorf("run", "bad --wait %v: must be positive (use --try not to wait)", o.wait)
+	case o.shared && isSet(o.fs, "limit"):
+		return usageErrorf("run", "--shared and --limit exclude each other: a semaphore's holders all count alike")
+	case isSet(o.fs, "limit") && o.limit < 1:
+		return usageErrorf("run", "bad --limit %d: must be at least 1", o.limit)
 	case o.grace < 0:
 		return usageErrorf("run", "bad --grace %v: must not be negative", o.grace)
 	case o.raw && !strings.HasPrefix(o.resource, "/"):
@@ -108,12 +169,62 @@ func (o *runOpts) validate(args []string) error {
 	return nil
 }
 
+// TryBound is how long "zklock run --try" waits on ZooKeeper at most,
+// connecting included, for a session timeout of d: min(d/3, 1s), the bound
+// of every try (see package zklock's Liveness section).
+func TryBound(d time.Duration) time.Duration { return min(d/3, time.Second) }
+
+// conflictCode is the exit code for a busy --try or a passed --wait.
+func (o *runOpts) conflictCode(def int) int {
+	if o.conflict.set {
+		return o.conflict.code
+	}
+	return def
+}
+
+// exitCodeFlag is the value of -E/--conflict-exit-code: an exit code, or
+// unset.
+type exitCodeFlag struct {
+	code int
+	set  bool
+}
+
+func (f *exitCodeFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.Itoa(f.code)
+}
+
+func (f *exitCodeFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 255 {
+		return errors.New("must be an exit code from 0 to 255")
+	}
+	f.code, f.set = n, true
+	return nil
+}
+
 func (o *runOpts) run(e *env, args []string) error {
+	args, err := o.command(e, args)
+	if err != nil {
+		return err
+	}
 	if err := o.validate(args); err != nil {
 		return err
 	}
 	if _, err := o.cf.validate("run"); err != nil {
 		return err
+	}
+	o.releaseTimeout = o.cf.connectTimeout
+	if o.try && !isSet(o.fs, "connect-timeout") {
+		// a try never waits on ZooKeeper past its bound: connecting neither
+		st := zklock.DefaultSessionTimeout
+		if isSet(o.fs, "session-timeout") {
+			st = o.cf.sessionTimeout
+		}
+		o.cf.connectTimeout = TryBound(st)
+		o.cf.timeoutName = "the --try bound"
 	}
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
@@ -184,8 +295,14 @@ func (o *runOpts) acquire(sigs chan os.Signal, args []string) (*zklock.Lease, *z
 	if o.wait > 0 {
 		opts = append(opts, zklock.MaxWait(o.wait))
 	}
+	switch {
+	case o.shared:
+		opts = append(opts, zklock.Read)
+	case o.limit > 0:
+		opts = append(opts, zklock.Limit(o.limit))
+	}
 	if o.cf.label == "" && !strings.Contains(o.cf.dsn(), "label=") {
-		opts = append(opts, zklock.Label(filepath.Base(args[0])))
+		opts = append(opts, zklock.LeaseLabel(filepath.Base(args[0])))
 	}
 	lease, err := c.Acquire(ctx, o.resource, opts...)
 	stopSignals() // from here on signals are CMD's, or wait in sigs for it
@@ -199,9 +316,11 @@ func (o *runOpts) acquire(sigs chan os.Signal, args []string) (*zklock.Lease, *z
 	case ctx.Err() != nil:
 		return nil, c, interrupted(fmt.Sprintf("waiting for the lock on %q", o.resource))
 	case errors.Is(err, zklock.ErrLocked):
-		return nil, c, withCode(ExitBusy, fmt.Errorf("%q is busy%s (--try)", o.resource, o.holder(c)))
+		return nil, c, withCode(o.conflictCode(ExitBusy), fmt.Errorf("%q is busy%s (--try)", o.resource, o.holder(c)))
 	case errors.Is(err, zklock.ErrWaitTimeout):
-		return nil, c, withCode(ExitTimeout, fmt.Errorf("gave up waiting for the lock on %q after %v (--wait)%s", o.resource, o.wait, o.holder(c)))
+		return nil, c, withCode(o.conflictCode(ExitTimeout), fmt.Errorf("gave up waiting for the lock on %q after %v (--wait)%s", o.resource, o.wait, o.holder(c)))
+	case errors.Is(err, zklock.ErrLimitMismatch):
+		return nil, c, usageErrorf("run", "bad --limit %d: %s", o.limit, trimPrefix(err))
 	case errors.Is(err, zklock.ErrUnavailable):
 		return nil, c, withCode(ExitUnreachable, err)
 	}
@@ -210,11 +329,14 @@ func (o *runOpts) acquire(sigs chan os.Signal, args []string) (*zklock.Lease, *z
 
 // holder names who holds the resource, for a busy or timeout message.
 func (o *runOpts) holder(c *zklock.Client) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), min(2*time.Second, o.cf.connectTimeout))
 	defer cancel()
 	var opts []zklock.QueueOption
 	if o.raw {
 		opts = append(opts, zklock.RawPath())
+	}
+	if o.limit > 0 {
+		opts = append(opts, zklock.Limit(o.limit))
 	}
 	q, err := c.Inspect(ctx, o.resource, opts...)
 	if err != nil || len(q.Holders()) == 0 {
@@ -311,7 +433,7 @@ loop:
 // release gives the lock back, warning when ZooKeeper did not confirm
 // (the node still goes when the session closes).
 func (o *runOpts) release(e *env, lease *zklock.Lease) {
-	ctx, cancel := context.WithTimeout(context.Background(), o.cf.connectTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), o.releaseTimeout)
 	defer cancel()
 	if err := lease.Release(ctx); err != nil && e != nil {
 		fmt.Fprintf(e.stderr, "zklock run: warning: %s; the lock node goes when the session closes\n", trimPrefix(err))

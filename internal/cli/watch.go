@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,7 +27,8 @@ var watchCommand = &command{
 Watch follows the queue of RESOURCE until interrupted (Ctrl-C) or until
 --for passes. On a terminal it redraws the "zklock show" table whenever the
 queue changes (and every --interval, to update ages). When stdout is not a
-terminal it prints one line per change instead:
+terminal it prints one line per change instead (with --json, one JSON object
+per line, on a terminal too):
 
   15:04:05.120  holds     pos 0  exclusive  worker-3 (box-1, pid 27461)  token 23  node _c_...-lock-0000000003
   15:04:05.121  waiting   pos 1  exclusive  worker-4 (box-1, pid 27462)  token 24  node _c_...-lock-0000000004
@@ -40,13 +42,20 @@ queued), acquired, released (a holder's node went), left (a waiter gave up),
 and a queue line after each batch. Changes are seen through a ZooKeeper
 watch on the queue, and by reading it every --interval.
 
+With --json each line is an object with "time" (RFC 3339, UTC), "event"
+and "resource", then for a node event the fields of "zklock show --json"'s
+nodes (position, state, mode, host, pid, label, token, created, session,
+node, path, seq), and for a queue line "holders" and "waiting".
+
 Example:
   zklock watch demo/nightly-report
-  zklock watch --for 1h demo/nightly-report >> queue.log`,
+  zklock watch --for 1h demo/nightly-report >> queue.log
+  zklock watch --json demo/nightly-report | jq -c 'select(.event == "acquired")'`,
 	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
 		q := registerQueueFlags(fs)
 		interval := fs.Duration("interval", time.Second, "read the queue at least this often (`duration`)")
 		forDur := fs.Duration("for", 0, "stop after this `duration` (default: until interrupted)")
+		asJSON := fs.Bool("json", false, "print one JSON object per change (JSON Lines) instead of text")
 		return func(e *env, args []string) error {
 			resource, err := q.resource("watch", args)
 			if err != nil {
@@ -78,7 +87,7 @@ Example:
 				return err
 			}
 			w := &watcher{e: e, c: c, q: q, resource: resource, path: path, interval: *interval,
-				timeout: cf.connectTimeout, tty: isTerminal(e.stdout), changed: make(chan struct{}, 1)}
+				timeout: cf.connectTimeout, tty: !*asJSON && isTerminal(e.stdout), json: *asJSON, changed: make(chan struct{}, 1)}
 			return w.run(ctx)
 		}
 	},
@@ -94,6 +103,7 @@ type watcher struct {
 	interval time.Duration
 	timeout  time.Duration
 	tty      bool
+	json     bool
 
 	armed   atomic.Bool
 	changed chan struct{}
@@ -185,6 +195,10 @@ func (w *watcher) printChanges(queue *zklock.Queue) error {
 	first := w.prev == nil
 	cur := make(map[string]zklock.QueueNode, len(queue.Nodes))
 	var b bytes.Buffer
+	line := w.eventLine
+	if w.json {
+		line = w.eventJSON
+	}
 	for _, n := range queue.Nodes {
 		cur[n.Path] = n
 	}
@@ -196,7 +210,7 @@ func (w *watcher) printChanges(queue *zklock.Queue) error {
 				if n.Holder {
 					ev = "released"
 				}
-				eventLine(&b, now, ev, n)
+				line(&b, now, ev, n)
 			}
 		}
 	}
@@ -204,27 +218,53 @@ func (w *watcher) printChanges(queue *zklock.Queue) error {
 		old, seen := w.prev[n.Path]
 		switch {
 		case first && n.Holder:
-			eventLine(&b, now, "holds", n)
+			line(&b, now, "holds", n)
 		case !seen && n.Holder:
-			eventLine(&b, now, "acquired", n)
+			line(&b, now, "acquired", n)
 		case !seen:
-			eventLine(&b, now, "waiting", n)
+			line(&b, now, "waiting", n)
 		case n.Holder && !old.Holder:
-			eventLine(&b, now, "acquired", n)
+			line(&b, now, "acquired", n)
 		}
 	}
 	w.prev = cur
 	if b.Len() == 0 && !first {
 		return nil
 	}
-	fmt.Fprintf(&b, "%s  %-8s  %s\n", now.Format("15:04:05.000"), "queue", counts(queue))
+	if w.json {
+		_ = json.NewEncoder(&b).Encode(queueEventJSON{Time: now.UTC(), Event: "queue", Resource: w.resource,
+			Holders: len(queue.Holders()), Waiting: len(queue.Waiters())})
+	} else {
+		fmt.Fprintf(&b, "%s  %-8s  %s\n", now.Format("15:04:05.000"), "queue", counts(queue))
+	}
 	_, err := w.e.stdout.Write(b.Bytes())
 	return err
 }
 
-func eventLine(w io.Writer, now time.Time, ev string, n zklock.QueueNode) {
-	fmt.Fprintf(w, "%s  %-8s  pos %d  %s  %s  token %d  node %s\n", now.Format("15:04:05.000"), ev, n.Position, n.Mode,
+func (w *watcher) eventLine(out io.Writer, now time.Time, ev string, n zklock.QueueNode) {
+	fmt.Fprintf(out, "%s  %-8s  pos %d  %s  %s  token %d  node %s\n", now.Format("15:04:05.000"), ev, n.Position, n.Mode,
 		ownerText(n.Owner), n.Token, clean(n.Name))
+}
+
+func (w *watcher) eventJSON(out io.Writer, now time.Time, ev string, n zklock.QueueNode) {
+	_ = json.NewEncoder(out).Encode(nodeEventJSON{Time: now.UTC(), Event: ev, Resource: w.resource, nodeJSON: toNodeJSON(n, now)})
+}
+
+// nodeEventJSON is a node line of "watch --json".
+type nodeEventJSON struct {
+	Time     time.Time `json:"time"`
+	Event    string    `json:"event"`
+	Resource string    `json:"resource"`
+	nodeJSON
+}
+
+// queueEventJSON is a queue line of "watch --json".
+type queueEventJSON struct {
+	Time     time.Time `json:"time"`
+	Event    string    `json:"event"`
+	Resource string    `json:"resource"`
+	Holders  int       `json:"holders"`
+	Waiting  int       `json:"waiting"`
 }
 
 func counts(q *zklock.Queue) string {

@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Version says which zklock this is, from the build information the Go
+// toolchain records: the module version ("v1.2.0" when installed with go
+// install ...@v1.2.0, "(devel)" for a build from a checkout), the commit
+// and whether the tree had changes when it was built from one, and the Go
+// version. For example:
+//
+//	zklock v1.2.0 (go1.26.8 linux/amd64)
+//	zklock (devel) commit 5099e2f1c3d4 modified (go1.26.8 linux/amd64)
+func Version() string {
+	b := []string{"zklock"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		b = append(b, bi.Main.Version)
+		settings := map[string]string{}
+		for _, s := range bi.Settings {
+			settings[s.Key] = s.Value
+		}
+		if rev := settings["vcs.revision"]; rev != "" {
+			b = append(b, "commit", rev[:min(12, len(rev))])
+			if settings["vcs.modified"] == "true" {
+				b = append(b, "modified")
+			}
+		}
+	} else {
+		b = append(b, "(unknown)")
+	}
+	b = append(b, "("+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+")")
+	return strings.Join(b, " ")
+}
