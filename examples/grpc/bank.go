@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -21,12 +22,15 @@ import (
 // concurrent transfers on one account lose an update unless something
 // (the lock) keeps them apart.
 type ledger struct {
-	delay time.Duration
-	mu    sync.Mutex
-	bal   map[string]int64
+	delay   time.Duration
+	mu      sync.Mutex
+	bal     map[string]int64
+	changed chan struct{} // closed (and replaced) by every write
 }
 
-func newLedger(delay time.Duration) *ledger { return &ledger{delay: delay, bal: map[string]int64{}} }
+func newLedger(delay time.Duration) *ledger {
+	return &ledger{delay: delay, bal: map[string]int64{}, changed: make(chan struct{})}
+}
 
 func (l *ledger) open(acct string, balance int64) { l.set(acct, balance) }
 
@@ -40,7 +44,17 @@ func (l *ledger) get(acct string) (int64, bool) {
 func (l *ledger) set(acct string, b int64) {
 	l.mu.Lock()
 	l.bal[acct] = b
+	close(l.changed)
+	l.changed = make(chan struct{})
 	l.mu.Unlock()
+}
+
+// watch returns acct's balance and a channel closed at the next write.
+func (l *ledger) watch(acct string) (int64, bool, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.bal[acct]
+	return b, ok, l.changed
 }
 
 // bank implements bank.v1.Bank over the ledger.
@@ -86,6 +100,77 @@ func (b *bank) GetBalance(ctx context.Context, req *bankpb.GetBalanceRequest) (*
 	return &bankpb.GetBalanceResponse{AccountId: req.GetAccountId(), Balance: bal}, nil
 }
 
+// Watch streams the account's balance: the current one, then every change,
+// until the client goes away or the lease is lost (the stream's context is
+// the lease's). It runs under "watch/{account_id}" with Try: one watcher
+// per account across all replicas (say, the one that sends the account's
+// notifications); a second one is refused at once.
+func (b *bank) Watch(req *bankpb.WatchRequest, stream grpc.ServerStreamingServer[bankpb.WatchEvent]) error {
+	ctx := stream.Context()
+	last := int64(-1)
+	for {
+		bal, ok, changed := b.l.watch(req.GetAccountId())
+		if !ok {
+			return status.Error(codes.NotFound, "no such account")
+		}
+		if bal != last {
+			if err := stream.Send(&bankpb.WatchEvent{AccountId: req.GetAccountId(), Balance: bal}); err != nil {
+				return err
+			}
+			last = bal
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return status.FromContextError(ctx.Err()).Err()
+		}
+	}
+}
+
+// Deposit adds a stream of amounts to one account. It runs under
+// "accounts/{account_id}" of its first message, the lock Transfer takes:
+// the whole stream is one critical section, so each read-add-write of the
+// ledger cannot interleave with a transfer on that account. Every message
+// must name the first one's account.
+func (b *bank) Deposit(stream grpc.ClientStreamingServer[bankpb.DepositRequest, bankpb.DepositResponse]) error {
+	ctx := stream.Context()
+	var resp bankpb.DepositResponse
+	acct := ""
+	for {
+		req, err := stream.Recv()
+		if err == io.EOF {
+			if acct == "" {
+				return status.Error(codes.InvalidArgument, "no deposit")
+			}
+			resp.Balance, _ = b.l.get(acct)
+			return stream.SendAndClose(&resp)
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case acct == "":
+			acct = req.GetAccountId()
+		case req.GetAccountId() != acct:
+			return status.Errorf(codes.InvalidArgument, "a deposit stream is for one account: %q, not %q", acct, req.GetAccountId())
+		}
+		if req.GetAmount() <= 0 {
+			return status.Error(codes.InvalidArgument, "amount must be positive")
+		}
+		bal, ok := b.l.get(acct)
+		if !ok {
+			return status.Error(codes.NotFound, "no such account")
+		}
+		select { // the racy part, as in Transfer
+		case <-time.After(b.l.delay):
+		case <-ctx.Done():
+			return status.FromContextError(ctx.Err()).Err()
+		}
+		b.l.set(acct, bal+req.GetAmount())
+		resp.Deposits++
+	}
+}
+
 // lockOptions says which methods run under which locks.
 func lockOptions() []interceptor.Option {
 	return []interceptor.Option{
@@ -93,6 +178,10 @@ func lockOptions() []interceptor.Option {
 			interceptor.Resource("accounts/{transfer.from}", "accounts/{transfer.to}")),
 		interceptor.WithMethod(bankpb.Bank_GetBalance_FullMethodName,
 			interceptor.Resource("accounts/{account_id}"), interceptor.ReadLock()),
+		interceptor.WithMethod(bankpb.Bank_Watch_FullMethodName,
+			interceptor.Resource("watch/{account_id}"), interceptor.FromFirstMessage(), interceptor.Try()),
+		interceptor.WithMethod(bankpb.Bank_Deposit_FullMethodName,
+			interceptor.Resource("accounts/{account_id}"), interceptor.FromFirstMessage()),
 	}
 }
 

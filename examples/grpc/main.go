@@ -95,9 +95,19 @@ func run(ctx context.Context, dsn string, cfg config, w io.Writer) (*result, err
 		}
 		reps = append(reps, r)
 	}
-	fmt.Fprintf(w, "%d replicas of bank.v1.Bank; %d Transfer calls, %d at a time, between %d accounts\n\n",
+	fmt.Fprintf(w, "%d replicas of bank.v1.Bank; %d calls (Transfer, and a Deposit stream every fourth), %d at a time, between %d accounts\n",
 		cfg.replicas, cfg.calls, cfg.concurrency, cfg.accounts)
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	watch, err := startWatch(wctx, reps, account(prefix, 0))
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "watching account a on %s; a second watcher on %s: %s\n\n", reps[0].name, reps[len(reps)-1].name, watch.second)
 	res := hammer(ctx, cfg, prefix, reps, l, w)
+	final, _ := l.get(account(prefix, 0))
+	res.watched, res.watchUpdates = watch.until(final, 10*time.Second), watch.updates()
+	res.secondWatch = watch.second
 	res.report(w)
 	return res, nil
 }
