@@ -27,11 +27,11 @@ type result struct {
 	watched      bool
 	watchUpdates int
 	secondWatch  string
-	statuses map[string]int // failed calls by status code
-	waits    []time.Duration
-	elapsed  time.Duration
-	expected map[string]int64 // balances implied by the transfers that succeeded
-	actual   map[string]int64
+	statuses     map[string]int // failed calls by status code
+	waits        []time.Duration
+	elapsed      time.Duration
+	expected     map[string]int64 // balances implied by the transfers that succeeded
+	actual       map[string]int64
 }
 
 func (r *result) consistent() bool {
