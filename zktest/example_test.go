@@ -61,7 +61,7 @@ func ExampleNewProxy() {
 	}
 	defer c.Close()
 
-	p.Blackhole(true) // also: DropAll, RejectNew, SetDelay, LoseReply
+	p.Blackhole(true)               // also: DropAll, RejectNew, SetDelay, LoseReply
 	_, err = c.TryAcquire(ctx, "r") // answers within min(6s/3, 1s)
 	fmt.Println("unavailable:", errors.Is(err, zklock.ErrUnavailable))
 
