@@ -37,7 +37,7 @@ type peer struct {
 	lines chan string
 }
 
-func startCurator(t *testing.T, path, mode string) *peer {
+func startCurator(t *testing.T, path, mode string, extra ...string) *peer {
 	t.Helper()
 	for _, j := range curatorJars {
 		if _, err := os.Stat(j); err != nil {
@@ -52,16 +52,16 @@ func startCurator(t *testing.T, path, mode string) *peer {
 	if out, err := exec.Command("javac", "-d", dir, "-cp", cp, "testdata/interop/CuratorPeer.java").CombinedOutput(); err != nil {
 		t.Fatalf("javac CuratorPeer: %v\n%s", err, out)
 	}
-	return startPeer(t, "curator-"+mode, "java", "-cp", dir+":"+cp, "CuratorPeer", zktest.Shared().Addr(), path, mode)
+	return startPeer(t, "curator-"+mode, append([]string{"java", "-cp", dir + ":" + cp, "CuratorPeer", zktest.Shared().Addr(), path, mode}, extra...)...)
 }
 
-func startKazoo(t *testing.T, path, mode string) *peer {
+func startKazoo(t *testing.T, path, mode string, extra ...string) *peer {
 	t.Helper()
 	if err := exec.Command("/usr/bin/python3", "-c", "import kazoo").Run(); err != nil {
 		t.Fatalf("kazoo is not installed for /usr/bin/python3: %s", peersInstall)
 	}
 	script, _ := filepath.Abs("testdata/interop/kazoo_peer.py")
-	return startPeer(t, "kazoo-"+mode, "/usr/bin/python3", script, zktest.Shared().Addr(), path, mode)
+	return startPeer(t, "kazoo-"+mode, append([]string{"/usr/bin/python3", script, zktest.Shared().Addr(), path, mode}, extra...)...)
 }
 
 func startPeer(t *testing.T, name string, argv ...string) *peer {

@@ -5,6 +5,11 @@
 // until the release line). It prints READY once connected, ACQUIRED <ms> when it
 // holds the lock, then releases on any line (or EOF) on stdin, prints
 // RELEASED <ms>, and exits.
+// MODE loop: java CuratorPeer CONNECT PATH loop N MARKER prints READY, waits
+// for a line on stdin, then N times: acquires the InterProcessMutex, creates
+// the file MARKER exclusively (an existing MARKER means another holder is
+// inside: an overlap), holds a moment, deletes MARKER, releases. It prints
+// DONE <acquisitions> <overlaps>.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import org.apache.curator.framework.CuratorFramework;
@@ -25,6 +30,32 @@ public class CuratorPeer {
         c.blockUntilConnected();
         String path = args[1];
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        if (args[2].equals("loop")) {
+            int n = Integer.parseInt(args[3]);
+            java.nio.file.Path marker = java.nio.file.Paths.get(args[4]);
+            InterProcessMutex m = new InterProcessMutex(c, path);
+            say("READY");
+            in.readLine();
+            int overlaps = 0;
+            for (int i = 0; i < n; i++) {
+                m.acquire();
+                boolean mine = true;
+                try {
+                    java.nio.file.Files.createFile(marker);
+                } catch (java.nio.file.FileAlreadyExistsException e) {
+                    overlaps++;
+                    mine = false;
+                }
+                Thread.sleep(1);
+                if (mine) {
+                    java.nio.file.Files.delete(marker);
+                }
+                m.release();
+            }
+            say("DONE " + n + " " + overlaps);
+            c.close();
+            return;
+        }
         if (args[2].equals("selector")) {
             CountDownLatch done = new CountDownLatch(1);
             LeaderSelector sel = new LeaderSelector(c, path, new LeaderSelectorListenerAdapter() {
