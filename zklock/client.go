@@ -126,13 +126,16 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	return c, nil
 }
 
+// abort ends a Client whose Connect failed. go-zookeeper's Close waits up
+// to a second after a failed handshake with a silent server: it runs in the
+// background, so that Connect returns at its context's end.
 func (c *Client) abort() {
 	c.mu.Lock()
 	c.closed = true
 	close(c.closeCh)
 	c.mu.Unlock()
 	c.bgCancel()
-	c.conn.Close()
+	go c.conn.Close()
 }
 
 // Close ends the session. Held leases are reported lost (LossClientClosed)
