@@ -125,7 +125,7 @@ func median(ds []time.Duration) time.Duration {
 func BenchmarkObserver(b *testing.B) {
 	o := benchObserver(b)
 	ctx := context.Background()
-	e := zklock.Event{Resource: "accounts/42", Path: "/zklock/accounts%2F42/_c_0b1d-lock-0000000001", Token: 77, SessionID: 0x1234}
+	e := zklock.Event{Resource: "accounts/42", Resources: []string{"accounts/42"}, Path: "/zklock/accounts%2F42/_c_0b1d-lock-0000000001", Token: 77, SessionID: 0x1234}
 	var id uint64
 	b.ReportAllocs()
 	cpu := cpuTime()

@@ -71,8 +71,9 @@
 // The outcome of a failed acquire is busy for [zklock.ErrLocked] (a try
 // that found the lock taken), timeout for [zklock.ErrWaitTimeout] and
 // [context.DeadlineExceeded], cancelled for [context.Canceled], and error
-// for anything else. The kind is multi when the resource name contains a comma
-// (that is how AcquireAll reports its resources), otherwise the mode:
+// for anything else. The kind is multi when the acquire names more than one
+// resource ([zklock.Event].Resources: a single name may itself contain a
+// comma), otherwise the mode:
 // election for [zklock.Client.Campaign], whose acquire span is the wait to
 // lead and whose hold span is the leadership.
 //

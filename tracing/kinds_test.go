@@ -19,29 +19,39 @@ func TestIntegration_Kinds(t *testing.T) {
 	ctx := context.Background()
 
 	cases := []struct {
+		name    string
 		kind    string
 		class   string
 		enqueue int // enqueue events: one per resource
 		acquire func() (*zklock.Lease, error)
 	}{
-		{tracing.KindRead, "reports/{id}", 1, func() (*zklock.Lease, error) {
+		{"read", tracing.KindRead, "reports/{id}", 1, func() (*zklock.Lease, error) {
 			return c.Acquire(ctx, "reports/2024", zklock.WithMode(zklock.Read))
 		}},
-		{tracing.KindWrite, "reports/{id}", 1, func() (*zklock.Lease, error) {
+		{"write", tracing.KindWrite, "reports/{id}", 1, func() (*zklock.Lease, error) {
 			return c.Acquire(ctx, "reports/2024", zklock.WithMode(zklock.Write))
 		}},
-		{tracing.KindSemaphore, "pool/{id}", 1, func() (*zklock.Lease, error) {
+		{"semaphore", tracing.KindSemaphore, "pool/{id}", 1, func() (*zklock.Lease, error) {
 			return c.Acquire(ctx, "pool/3", zklock.WithLimit(2))
 		}},
-		{tracing.KindMulti, "accounts/{id},accounts/{id}", 2, func() (*zklock.Lease, error) {
+		{"multi", tracing.KindMulti, "accounts/{id},accounts/{id}", 2, func() (*zklock.Lease, error) {
 			return c.AcquireAll(ctx, []string{"accounts/1", "accounts/2"})
 		}},
-		{tracing.KindElection, "leader/orders", 1, func() (*zklock.Lease, error) {
+		// One resource whose legal name has a comma: the same name as the
+		// multi lease above, but one lock.
+		{"comma", tracing.KindExclusive, "accounts/{id},accounts/{id}", 1, func() (*zklock.Lease, error) {
+			return c.Acquire(ctx, "accounts/1,accounts/2")
+		}},
+		// AcquireAll of one resource is that resource's lock.
+		{"all-of-one", tracing.KindExclusive, "accounts/{id}", 1, func() (*zklock.Lease, error) {
+			return c.AcquireAll(ctx, []string{"accounts/3"})
+		}},
+		{"election", tracing.KindElection, "leader/orders", 1, func() (*zklock.Lease, error) {
 			return c.Campaign(ctx, "leader/orders", []byte("candidate-1"))
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.kind, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			tel.spans.Reset()
 			l, err := tc.acquire()
 			if err != nil {

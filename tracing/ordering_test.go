@@ -25,7 +25,7 @@ import (
 var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func ev(kind zklock.EventKind, id uint64, ms int) zklock.Event {
-	return zklock.Event{Kind: kind, ID: id, Resource: "accounts/42", Path: "/zklock/accounts%2F42/_c_x-lock-0000000001",
+	return zklock.Event{Kind: kind, ID: id, Resource: "accounts/42", Resources: []string{"accounts/42"}, Path: "/zklock/accounts%2F42/_c_x-lock-0000000001",
 		Token: 77, SessionID: 0x1234, Time: t0.Add(time.Duration(ms) * time.Millisecond)}
 }
 
@@ -221,7 +221,7 @@ func TestObserver_Multi(t *testing.T) {
 	tel := newTelemetry(t)
 	o := tel.observer()
 	start := ev(zklock.EventStarted, 1, 0)
-	start.Resource = "accounts/1,ledger/2024-01"
+	start.Resource, start.Resources = "accounts/1,ledger/2024-01", []string{"accounts/1", "ledger/2024-01"}
 	feed(o, start, ev(zklock.EventFailed, 1, 1))
 	s := tel.ended(tracing.SpanAcquire)
 	if len(s) != 1 {
@@ -229,6 +229,16 @@ func TestObserver_Multi(t *testing.T) {
 	}
 	wantAttr(t, s[0], tracing.LockKindKey, attribute.StringValue(tracing.KindMulti))
 	wantAttr(t, s[0], tracing.ResourceClassKey, attribute.StringValue("accounts/{id},ledger/2024-01"))
+
+	// One resource whose name has a comma is not a multi-resource lock.
+	tel.spans.Reset()
+	start = ev(zklock.EventStarted, 2, 0)
+	start.Resource, start.Resources = "a,b", []string{"a,b"}
+	feed(o, start, ev(zklock.EventFailed, 2, 1))
+	if s = tel.ended(tracing.SpanAcquire); len(s) != 1 {
+		t.Fatalf("%d spans", len(s))
+	}
+	wantAttr(t, s[0], tracing.LockKindKey, attribute.StringValue(tracing.KindExclusive))
 }
 
 // An Observer shared by two Clients sees the same IDs twice: it says so

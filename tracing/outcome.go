@@ -3,7 +3,6 @@ package tracing
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/zklockkit/zklockkit/zklock"
 )
@@ -21,11 +20,11 @@ func outcome(err error) string {
 	return OutcomeError
 }
 
-// lockKind names the kind of lock of an acquire. AcquireAll reports its
-// resources joined with ",", so a name with a comma is a multi-resource
-// lock.
+// lockKind names the kind of lock of an acquire: multi when it names more
+// than one resource (a single resource's name may contain a comma),
+// otherwise its mode.
 func lockKind(e zklock.Event) string {
-	if strings.Contains(e.Resource, ",") {
+	if len(e.Resources) > 1 {
 		return KindMulti
 	}
 	switch e.Mode {
