@@ -19,8 +19,8 @@ func (o *Observer) started(ctx context.Context, e zklock.Event) {
 	attrs = append(attrs, o.spanAttrs...)
 	_, span := o.tracer.Start(ctx, SpanAcquire, spanInternal,
 		trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))
-	st := &lockState{class: class, kind: kind, attrs: o.measure(class, kind, attribute.KeyValue{}), acquire: span}
-	o.ins.waiting.Add(ctx, 1, st.attrs)
+	st := &lockState{series: o.seriesOf(class, kind), acquire: span}
+	o.ins.waiting.Add(ctx, 1, st.series.base)
 	o.track(e.ID, st)
 }
 
@@ -38,7 +38,7 @@ func (o *Observer) position(e zklock.Event) {
 	}
 	attrs := make([]attribute.KeyValue, 1, 3)
 	attrs[0] = QueuePositionKey.Int(e.Position)
-	if st.kind == KindMulti {
+	if st.series.kind == KindMulti {
 		attrs = append(attrs, ResourceNameKey.String(e.Resource)) // the part being queued for
 	}
 	if e.Path != "" && e.Path != st.path {
@@ -62,7 +62,7 @@ func (o *Observer) position(e zklock.Event) {
 
 // ended returns the attributes of an acquire span known when it ends.
 func (o *Observer) ended(st *lockState, outcome string, wait time.Duration, token int64) []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, 6)
+	kv := make([]attribute.KeyValue, 0, 7)
 	if st.enqueued {
 		kv = append(kv, QueuePositionKey.Int(st.position))
 	}
@@ -93,8 +93,8 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
 	st.acquire.SetAttributes(o.ended(st, OutcomeAcquired, e.Wait, e.Token)...)
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), o.measure(st.class, st.kind, OutcomeKey.String(OutcomeAcquired)))
-	o.ins.waiting.Add(ctx, -1, st.attrs)
+	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.acquired)
+	o.ins.waiting.Add(ctx, -1, st.series.base)
 	st.acquire.End(trace.WithTimestamp(e.Time))
 
 	st.hold = o.startHold(ctx, e, st, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
@@ -107,10 +107,11 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	o.ins.held.Add(ctx, 1, st.attrs)
+	o.ins.held.Add(ctx, 1, st.series.base)
 }
 
-// failed ends the acquire span with an error status.
+// failed ends the acquire span with an error status and the error's
+// type.
 func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 	st := o.get(e.ID)
 	if st == nil {
@@ -123,16 +124,16 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 	if e.SessionID != 0 {
 		st.session = e.SessionID
 	}
-	out := outcome(e.Err)
-	st.acquire.SetAttributes(o.ended(st, out, e.Wait, 0)...)
+	out, errType := outcome(e.Err), ErrorType(e.Err)
+	st.acquire.SetAttributes(append(o.ended(st, out, e.Wait, 0), ErrorTypeKey.String(errType))...)
 	if e.Err != nil {
 		st.acquire.RecordError(e.Err, trace.WithTimestamp(e.Time))
 		st.acquire.SetStatus(codes.Error, e.Err.Error())
 	} else {
 		st.acquire.SetStatus(codes.Error, out)
 	}
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), o.measure(st.class, st.kind, OutcomeKey.String(out)))
-	o.ins.waiting.Add(ctx, -1, st.attrs)
+	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.failed(out, errType))
+	o.ins.waiting.Add(ctx, -1, st.series.base)
 	o.finish(e.ID, st)
 	st.acquire.End(trace.WithTimestamp(e.Time))
 }

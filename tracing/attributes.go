@@ -29,6 +29,10 @@ const (
 	// session_expired, session_unverified, node_deleted, client_closed,
 	// partner_lost).
 	LostReasonKey = attribute.Key("zklock.lost.reason")
+	// ErrorTypeKey is the OpenTelemetry semantic conventions' error.type:
+	// the class of error a failed acquire or a lost lease ended with, one
+	// of the values ErrorType returns. Only failures carry it.
+	ErrorTypeKey = attribute.Key("error.type")
 )
 
 // Values of LockKindKey.
@@ -43,11 +47,11 @@ const (
 
 // Values of OutcomeKey.
 const (
-	OutcomeAcquired  = "acquired"
-	OutcomeTimeout   = "timeout"
-	OutcomeCancelled = "cancelled"
-	OutcomeBusy      = "busy"
-	OutcomeError     = "error"
+	OutcomeAcquired = "acquired"
+	OutcomeTimeout  = "timeout"
+	OutcomeCanceled = "canceled"
+	OutcomeBusy     = "busy"
+	OutcomeError    = "error"
 )
 
 // Span and span event names.

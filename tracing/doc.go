@@ -60,31 +60,46 @@
 //	zklock.lock.kind       string  both spans, all metrics     exclusive, read, write, semaphore, multi, election
 //	zklock.queue.position  int     acquire span, its events    nodes ahead in the queue: on the span, at enqueue
 //	zklock.wait.duration   double  acquire span                seconds from the start of the acquire to its end
-//	zklock.outcome         string  acquire span, wait metric   acquired, timeout, cancelled, busy, error
+//	zklock.outcome         string  acquire span, wait metric   acquired, timeout, canceled, busy, error
 //	zklock.fencing_token   int     both spans                  the lease's fencing token (czxid of its node)
 //	zklock.znode.path      string  both spans                  the lock node's path (also on a position event
 //	                                                           when the acquire had to enqueue again)
 //	zklock.session.id      string  both spans, session events  the ZooKeeper session id in hex ("0x100a2b3c4d0000")
 //	zklock.lost.reason     string  hold span, lost metric      session_expired, session_unverified, node_deleted,
 //	                                                           client_closed, partner_lost
+//	error.type             string  failures only: see below    locked, wait_timeout, unavailable, canceled, ...
 //
 // The outcome of a failed acquire is busy for [zklock.ErrLocked] (a try
 // that found the lock taken), timeout for [zklock.ErrWaitTimeout] and
-// [context.DeadlineExceeded], cancelled for [context.Canceled], and error
+// [context.DeadlineExceeded], canceled for [context.Canceled], and error
 // for anything else. The kind is multi when the acquire names more than one
 // resource ([zklock.Event].Resources: a single name may itself contain a
 // comma), otherwise the mode:
 // election for [zklock.Client.Campaign], whose acquire span is the wait to
 // lead and whose hold span is the leadership.
 //
+// # Errors
+//
+// Failures carry error.type ([ErrorTypeKey]), the OpenTelemetry semantic
+// conventions' attribute for the class of an error, and successes never
+// do: a failed acquire's span and its zklock.acquire.duration point, a
+// lost lease's hold span, its zklock.hold.duration point and its
+// zklock.hold.lost point. The value is one of a small fixed set, named
+// after the zklock sentinel error it matches ("locked" for
+// [zklock.ErrLocked], "canceled" for [context.Canceled], "lease_lost" for
+// every lost lease; [ErrorType] lists them all), or "_OTHER". zklock.outcome
+// stays the coarse answer a dashboard groups by; error.type says which
+// error it was (a timeout while ZooKeeper was unreachable is outcome
+// timeout, error.type unavailable).
+//
 // # Metrics
 //
 //	Metric                   Instrument            Unit       Attributes
-//	zklock.acquire.duration  Float64Histogram      s          class, kind, outcome
-//	zklock.hold.duration     Float64Histogram      s          class, kind
+//	zklock.acquire.duration  Float64Histogram      s          class, kind, outcome, error.type (failures)
+//	zklock.hold.duration     Float64Histogram      s          class, kind, error.type (lost leases)
 //	zklock.acquire.active    Int64UpDownCounter    {acquire}  class, kind
 //	zklock.hold.active       Int64UpDownCounter    {lease}    class, kind
-//	zklock.hold.lost         Int64Counter          {lease}    class, kind, reason
+//	zklock.hold.lost         Int64Counter          {lease}    class, kind, reason, error.type
 //
 // The histograms' bucket boundaries suit 1 ms to 60 s: 1, 2.5, 5, 10, 25,
 // 50, 100, 250, 500 ms, 1, 2.5, 5, 10, 30, 60 s. An SDK View can change

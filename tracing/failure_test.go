@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
@@ -32,29 +33,30 @@ func TestIntegration_FailureOutcomes(t *testing.T) {
 	cases := []struct {
 		name    string
 		acquire func(ctx context.Context) error
-		want    string
+		want    string // outcome
+		errType string
 		is      error
 	}{
 		{"try", func(ctx context.Context) error {
 			_, err := c.TryAcquire(ctx, resource)
 			return err
-		}, tracing.OutcomeBusy, zklock.ErrLocked},
+		}, tracing.OutcomeBusy, "locked", zklock.ErrLocked},
 		{"max-wait", func(ctx context.Context) error {
 			_, err := c.Acquire(ctx, resource, zklock.MaxWait(200*time.Millisecond))
 			return err
-		}, tracing.OutcomeTimeout, zklock.ErrWaitTimeout},
+		}, tracing.OutcomeTimeout, "wait_timeout", zklock.ErrWaitTimeout},
 		{"deadline", func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 			defer cancel()
 			_, err := c.Acquire(ctx, resource)
 			return err
-		}, tracing.OutcomeTimeout, context.DeadlineExceeded},
+		}, tracing.OutcomeTimeout, "deadline_exceeded", context.DeadlineExceeded},
 		{"cancel", func(ctx context.Context) error {
 			ctx, cancel := context.WithCancel(ctx)
 			time.AfterFunc(200*time.Millisecond, cancel)
 			_, err := c.Acquire(ctx, resource)
 			return err
-		}, tracing.OutcomeCancelled, context.Canceled},
+		}, tracing.OutcomeCanceled, "canceled", context.Canceled},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +76,7 @@ func TestIntegration_FailureOutcomes(t *testing.T) {
 				t.Error("the acquire span is not a child of the caller's span")
 			}
 			wantAttr(t, s, tracing.OutcomeKey, attribute.StringValue(tc.want))
+			wantAttr(t, s, tracing.ErrorTypeKey, attribute.StringValue(tc.errType))
 			if s.Status().Code != codes.Error || s.Status().Description != err.Error() {
 				t.Errorf("status %+v, want error %q", s.Status(), err)
 			}
@@ -105,6 +108,7 @@ func TestIntegration_FailureOutcomes(t *testing.T) {
 		t.Fatalf("%d acquire spans, want 1", len(spans))
 	}
 	wantAttr(t, spans[0], tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeError))
+	wantAttr(t, spans[0], tracing.ErrorTypeKey, attribute.StringValue("closed"))
 	if spans[0].Status().Code != codes.Error {
 		t.Errorf("status %+v", spans[0].Status())
 	}
@@ -114,17 +118,30 @@ func TestIntegration_FailureOutcomes(t *testing.T) {
 	}
 	ms := tel.metrics(t)
 	class := []attribute.KeyValue{tracing.ResourceClassKey.String("jobs/{id}"), tracing.LockKindKey.String(tracing.KindExclusive)}
-	for out, want := range map[string]uint64{
-		tracing.OutcomeAcquired:  1,
-		tracing.OutcomeBusy:      1,
-		tracing.OutcomeTimeout:   2,
-		tracing.OutcomeCancelled: 1,
-		tracing.OutcomeError:     1,
+	// Each failure is a point of its own, with its outcome and error type;
+	// the success has no error type.
+	for _, p := range []struct {
+		outcome, errType string
+		want             uint64
+	}{
+		{tracing.OutcomeAcquired, "", 1},
+		{tracing.OutcomeBusy, "locked", 1},
+		{tracing.OutcomeTimeout, "wait_timeout", 1},
+		{tracing.OutcomeTimeout, "deadline_exceeded", 1},
+		{tracing.OutcomeCanceled, "canceled", 1},
+		{tracing.OutcomeError, "closed", 1},
 	} {
-		dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(out))...)
-		if dp.Count != want {
-			t.Errorf("%s{outcome=%s} count %d, want %d", tracing.MetricAcquireDuration, out, dp.Count, want)
+		kvs := append(class[:len(class):len(class)], tracing.OutcomeKey.String(p.outcome))
+		if p.errType != "" {
+			kvs = append(kvs, tracing.ErrorTypeKey.String(p.errType))
 		}
+		dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, kvs...)
+		if dp.Count != p.want {
+			t.Errorf("%s{outcome=%s, error.type=%q} count %d, want %d", tracing.MetricAcquireDuration, p.outcome, p.errType, dp.Count, p.want)
+		}
+	}
+	if n := len(ms[tracing.MetricAcquireDuration].Data.(metricdata.Histogram[float64]).DataPoints); n != 6 {
+		t.Errorf("%s has %d points, want the 6 above", tracing.MetricAcquireDuration, n)
 	}
 	if v := sum(t, ms, tracing.MetricAcquireActive, class...); v != 0 {
 		t.Errorf("%s = %d after every acquire ended", tracing.MetricAcquireActive, v)
@@ -177,6 +194,7 @@ func TestIntegration_Lost(t *testing.T) {
 			// The loss is reported on another goroutine.
 			h := tel.waitEnded(t, tracing.SpanHold, 1)[0]
 			wantAttr(t, h, tracing.LostReasonKey, attribute.StringValue(tc.reason.String()))
+			wantAttr(t, h, tracing.ErrorTypeKey, attribute.StringValue("lease_lost"))
 			if h.Status().Code != codes.Error || h.Status().Description != l.Err().Error() {
 				t.Errorf("hold status %+v, want error %q", h.Status(), l.Err())
 			}
@@ -198,12 +216,15 @@ func TestIntegration_Lost(t *testing.T) {
 	ms := tel.metrics(t)
 	class := []attribute.KeyValue{tracing.ResourceClassKey.String("accounts/{id}"), tracing.LockKindKey.String(tracing.KindExclusive)}
 	for _, r := range []zklock.LossReason{zklock.LossNodeDeleted, zklock.LossClientClosed} {
-		if v := sum(t, ms, tracing.MetricHoldLost, append(class, tracing.LostReasonKey.String(r.String()))...); v != 1 {
+		if v := sum(t, ms, tracing.MetricHoldLost, append(class, tracing.LostReasonKey.String(r.String()), tracing.ErrorTypeKey.String("lease_lost"))...); v != 1 {
 			t.Errorf("%s{reason=%s} = %d, want 1", tracing.MetricHoldLost, r, v)
 		}
 	}
-	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 2 {
-		t.Errorf("%s count %d, want 2", tracing.MetricHoldDuration, dp.Count)
+	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, append(class, tracing.ErrorTypeKey.String("lease_lost"))...); dp.Count != 2 {
+		t.Errorf("%s{error.type=lease_lost} count %d, want 2", tracing.MetricHoldDuration, dp.Count)
+	}
+	if dp, ok := histogram(t, ms, tracing.MetricHoldDuration, class...); ok {
+		t.Errorf("%s without error.type: count %d, want no point (no lease was released)", tracing.MetricHoldDuration, dp.Count)
 	}
 	if v := sum(t, ms, tracing.MetricHoldActive, class...); v != 0 {
 		t.Errorf("%s = %d after both losses", tracing.MetricHoldActive, v)

@@ -13,7 +13,7 @@ import (
 // startHold opens the hold span of a lease.
 func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, opts ...trace.SpanStartOption) trace.Span {
 	attrs := make([]attribute.KeyValue, 0, 6+len(o.spanAttrs))
-	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
+	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.series.class), LockKindKey.String(st.series.kind),
 		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(o.sessionHex(e.SessionID)))
 	attrs = append(attrs, o.spanAttrs...)
 	_, span := o.tracer.Start(ctx, SpanHold, append(opts, spanInternal,
@@ -25,8 +25,7 @@ func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState,
 // loss may have been reported already.
 func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 	class, kind := o.class(e.Resource), lockKind(e)
-	st := &lockState{class: class, kind: kind, attrs: o.measure(class, kind, attribute.KeyValue{}),
-		path: e.Path, session: e.SessionID}
+	st := &lockState{series: o.seriesOf(class, kind), path: e.Path, session: e.SessionID}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	o.mu.Lock()
@@ -45,7 +44,7 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	o.ins.held.Add(ctx, 1, st.attrs)
+	o.ins.held.Add(ctx, 1, st.series.base)
 }
 
 // released ends the hold span.
@@ -58,8 +57,8 @@ func (o *Observer) released(ctx context.Context, e zklock.Event) {
 	if st.hold == nil {
 		return
 	}
-	o.ins.hold.Record(ctx, e.Held.Seconds(), st.attrs)
-	o.ins.held.Add(ctx, -1, st.attrs)
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.base)
+	o.ins.held.Add(ctx, -1, st.series.base)
 	o.finish(e.ID, st)
 	st.hold.End(trace.WithTimestamp(e.Time))
 }
@@ -91,18 +90,18 @@ func (o *Observer) lostLease(ctx context.Context, e zklock.Event) {
 // endLost ends the hold span of a lost lease. st.mu is held.
 func (o *Observer) endLost(ctx context.Context, id uint64, st *lockState, e zklock.Event, counted bool) {
 	reason := lostReason(e.Err)
-	st.hold.SetAttributes(LostReasonKey.String(reason))
+	st.hold.SetAttributes(LostReasonKey.String(reason), ErrorTypeKey.String(errorTypeLeaseLost))
 	if e.Err != nil {
 		st.hold.RecordError(e.Err, trace.WithTimestamp(e.Time))
 		st.hold.SetStatus(codes.Error, e.Err.Error())
 	} else {
 		st.hold.SetStatus(codes.Error, "lease lost: "+reason)
 	}
-	o.ins.hold.Record(ctx, e.Held.Seconds(), st.attrs)
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.lostHold())
 	if counted {
-		o.ins.held.Add(ctx, -1, st.attrs)
+		o.ins.held.Add(ctx, -1, st.series.base)
 	}
-	o.ins.lost.Add(ctx, 1, o.measure(st.class, st.kind, LostReasonKey.String(reason)))
+	o.ins.lost.Add(ctx, 1, st.series.lost(reason))
 	o.finish(id, st)
 	st.hold.End(trace.WithTimestamp(e.Time))
 }

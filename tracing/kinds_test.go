@@ -73,6 +73,9 @@ func TestIntegration_Kinds(t *testing.T) {
 				if v, _ := lookup(kv, tracing.ResourceClassKey); v.AsString() != tc.class {
 					t.Errorf("%s: class %q, want %q", s.Name(), v.AsString(), tc.class)
 				}
+				if v, ok := lookup(kv, tracing.ErrorTypeKey); ok {
+					t.Errorf("%s: error.type %q on a success", s.Name(), v.AsString())
+				}
 				if v, _ := lookup(kv, tracing.ResourceNameKey); v.AsString() != l.Resource() {
 					t.Errorf("%s: resource %q, want %q", s.Name(), v.AsString(), l.Resource())
 				}

@@ -35,9 +35,10 @@ type Observer struct {
 	spanAttrs   []attribute.KeyValue
 	metricAttrs []attribute.KeyValue
 	ins         instruments
-	sets        sync.Map     // setKey → metric.MeasurementOption
-	cached      atomic.Int64 // entries stored in sets
 	lastSession atomic.Pointer[sessionName]
+
+	seriesMu sync.RWMutex
+	series   map[seriesKey]*series
 
 	mu      sync.Mutex
 	locks   map[uint64]*lockState   // by Event.ID, from EventStarted to the end
@@ -72,9 +73,7 @@ var _ zklock.Observer = (*Observer)(nil)
 // lockState is one acquire and, once acquired, its lease.
 type lockState struct {
 	mu       sync.Mutex
-	class    string
-	kind     string
-	attrs    metric.MeasurementOption // class, kind and the user's metric attributes
+	series   *series // class, kind and their metric attribute sets
 	acquire  trace.Span
 	hold     trace.Span    // set once acquired
 	lost     *zklock.Event // a loss reported before the acquire ended
@@ -96,6 +95,7 @@ func NewObserver(opts ...Option) *Observer {
 		metricAttrs: cfg.metricAttrs,
 		ins: newInstruments(cfg.meterProvider.Meter(ScopeName,
 			metric.WithInstrumentationVersion(Version()))),
+		series:  make(map[seriesKey]*series),
 		locks:   make(map[uint64]*lockState),
 		orphans: make(map[uint64]zklock.Event),
 	}
@@ -168,33 +168,6 @@ func (o *Observer) track(id uint64, st *lockState) {
 	if old != nil {
 		otel.Handle(errIDReused(id))
 	}
-}
-
-// maxCachedSets bounds the cache of metric attribute sets, in case a
-// resource class function returns unboundedly many values.
-const maxCachedSets = 4096
-
-type setKey struct{ class, kind, key, value string }
-
-// measure returns the measurement attributes for an acquire of class and
-// kind, the user's metric attributes, and extra if it is not empty. The
-// sets are cached: building one sorts and allocates.
-func (o *Observer) measure(class, kind string, extra attribute.KeyValue) metric.MeasurementOption {
-	k := setKey{class, kind, string(extra.Key), extra.Value.AsString()}
-	if opt, ok := o.sets.Load(k); ok {
-		return opt.(metric.MeasurementOption)
-	}
-	kv := make([]attribute.KeyValue, 0, 3+len(o.metricAttrs))
-	kv = append(kv, ResourceClassKey.String(class), LockKindKey.String(kind))
-	if extra.Key != "" {
-		kv = append(kv, extra)
-	}
-	kv = append(kv, o.metricAttrs...)
-	opt := metric.WithAttributeSet(attribute.NewSet(kv...))
-	if o.cached.Add(1) <= maxCachedSets {
-		o.sets.Store(k, opt)
-	}
-	return opt
 }
 
 // sessionHex formats a session id as "0x..."; the last one is kept, since

@@ -185,18 +185,20 @@ func TestObserver_Outcomes(t *testing.T) {
 	o := tel.observer()
 	wrap := func(err error) error { return fmt.Errorf("zklock: acquire %q: %w", "accounts/42", err) }
 	cases := []struct {
-		err  error
-		want string
+		err     error
+		want    string
+		errType string
 	}{
-		{wrap(zklock.ErrLocked), tracing.OutcomeBusy},
-		{wrap(zklock.ErrWaitTimeout), tracing.OutcomeTimeout},
-		{wrap(context.DeadlineExceeded), tracing.OutcomeTimeout},
-		{wrap(fmt.Errorf("%w: %w", zklock.ErrUnavailable, context.DeadlineExceeded)), tracing.OutcomeTimeout},
-		{wrap(context.Canceled), tracing.OutcomeCancelled},
-		{wrap(zklock.ErrClosed), tracing.OutcomeError},
-		{wrap(zklock.ErrNoAuth), tracing.OutcomeError},
-		{errors.New("boom"), tracing.OutcomeError},
-		{nil, tracing.OutcomeError},
+		{wrap(zklock.ErrLocked), tracing.OutcomeBusy, "locked"},
+		{wrap(zklock.ErrWaitTimeout), tracing.OutcomeTimeout, "wait_timeout"},
+		{wrap(context.DeadlineExceeded), tracing.OutcomeTimeout, "deadline_exceeded"},
+		{wrap(fmt.Errorf("%w: %w", zklock.ErrUnavailable, context.DeadlineExceeded)), tracing.OutcomeTimeout, "unavailable"},
+		{wrap(fmt.Errorf("%w: %w", zklock.ErrUnavailable, context.Canceled)), tracing.OutcomeCanceled, "unavailable"},
+		{wrap(context.Canceled), tracing.OutcomeCanceled, "canceled"},
+		{wrap(zklock.ErrClosed), tracing.OutcomeError, "closed"},
+		{wrap(zklock.ErrNoAuth), tracing.OutcomeError, "no_auth"},
+		{errors.New("boom"), tracing.OutcomeError, "_OTHER"},
+		{nil, tracing.OutcomeError, "_OTHER"},
 	}
 	for i, tc := range cases {
 		tel.spans.Reset()
@@ -208,6 +210,7 @@ func TestObserver_Outcomes(t *testing.T) {
 			t.Fatalf("%v: %d spans", tc.err, len(s))
 		}
 		wantAttr(t, s[0], tracing.OutcomeKey, attribute.StringValue(tc.want))
+		wantAttr(t, s[0], tracing.ErrorTypeKey, attribute.StringValue(tc.errType))
 		if s[0].Status().Code != codes.Error {
 			t.Errorf("%v: status %+v", tc.err, s[0].Status())
 		}
