@@ -19,8 +19,8 @@ func (o *Observer) started(ctx context.Context, e zklock.Event) {
 	attrs = append(attrs, o.spanAttrs...)
 	_, span := o.tracer.Start(ctx, SpanAcquire, spanInternal,
 		trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))
-	st := &lockState{series: o.seriesOf(class, kind), acquire: span}
-	o.ins.waiting.Add(ctx, 1, st.series.base)
+	st := &lockState{class: class, kind: kind, series: o.series.get(class, kind), acquire: span}
+	st.series.waiting.Add(1)
 	o.track(e.ID, st)
 }
 
@@ -36,15 +36,8 @@ func (o *Observer) position(e zklock.Event) {
 	if st.hold != nil {
 		return
 	}
-	attrs := make([]attribute.KeyValue, 1, 3)
-	attrs[0] = QueuePositionKey.Int(e.Position)
-	if st.series.kind == KindMulti {
-		attrs = append(attrs, ResourceNameKey.String(e.Resource)) // the part being queued for
-	}
-	if e.Path != "" && e.Path != st.path {
-		if st.path != "" { // a new node: enqueued again after the session expired
-			attrs = append(attrs, ZnodePathKey.String(e.Path))
-		}
+	newPath := e.Path != "" && e.Path != st.path && st.path != "" // enqueued again after the session expired
+	if e.Path != "" {
 		st.path = e.Path
 	}
 	if e.SessionID != 0 {
@@ -57,23 +50,44 @@ func (o *Observer) position(e zklock.Event) {
 			st.enqueued, st.position = true, e.Position
 		}
 	}
+	if !st.acquire.IsRecording() {
+		return // not sampled: the event would be dropped
+	}
+	n := 1
+	if st.kind == KindMulti {
+		n++
+	}
+	if newPath {
+		n++
+	}
+	attrs := make([]attribute.KeyValue, 1, n)
+	attrs[0] = QueuePositionKey.Int(e.Position)
+	if st.kind == KindMulti {
+		attrs = append(attrs, ResourceNameKey.String(e.Resource)) // the part being queued for
+	}
+	if newPath {
+		attrs = append(attrs, ZnodePathKey.String(e.Path))
+	}
 	st.acquire.AddEvent(name, trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))
 }
 
-// ended returns the attributes of an acquire span known when it ends.
-func (o *Observer) ended(st *lockState, outcome string, wait time.Duration, token int64) []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, 7)
+// ended returns the attributes of an acquire span known when it ends:
+// the queue position at enqueue, the wait and the outcome. A failed
+// acquire's span also names its node and session, which a successful
+// acquire's hold span carries instead (with the fencing token): each fact
+// once per trace.
+func (o *Observer) ended(st *lockState, outcome string, wait time.Duration, failed bool) []attribute.KeyValue {
+	kv := make([]attribute.KeyValue, 0, 6)
 	if st.enqueued {
 		kv = append(kv, QueuePositionKey.Int(st.position))
 	}
-	if st.path != "" {
-		kv = append(kv, ZnodePathKey.String(st.path))
-	}
-	if st.session != 0 {
-		kv = append(kv, SessionIDKey.String(o.sessionHex(st.session)))
-	}
-	if token != 0 {
-		kv = append(kv, FencingTokenKey.Int64(token))
+	if failed {
+		if st.path != "" {
+			kv = append(kv, ZnodePathKey.String(st.path))
+		}
+		if st.session != 0 {
+			kv = append(kv, SessionIDKey.String(o.sessionHex(st.session)))
+		}
 	}
 	return append(kv, WaitDurationKey.Float64(wait.Seconds()), OutcomeKey.String(outcome))
 }
@@ -92,9 +106,11 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		return
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
-	st.acquire.SetAttributes(o.ended(st, OutcomeAcquired, e.Wait, e.Token)...)
+	if st.acquire.IsRecording() {
+		st.acquire.SetAttributes(o.ended(st, OutcomeAcquired, e.Wait, false)...)
+	}
 	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.acquired)
-	o.ins.waiting.Add(ctx, -1, st.series.base)
+	st.series.waiting.Add(-1)
 	st.acquire.End(trace.WithTimestamp(e.Time))
 
 	st.hold = o.startHold(ctx, e, st, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
@@ -107,7 +123,7 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	o.ins.held.Add(ctx, 1, st.series.base)
+	st.series.held.Add(1)
 }
 
 // failed ends the acquire span with an error status and the error's
@@ -125,15 +141,17 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 		st.session = e.SessionID
 	}
 	out, errType := outcome(e.Err), ErrorType(e.Err)
-	st.acquire.SetAttributes(append(o.ended(st, out, e.Wait, 0), ErrorTypeKey.String(errType))...)
-	if e.Err != nil {
-		st.acquire.RecordError(e.Err, trace.WithTimestamp(e.Time))
-		st.acquire.SetStatus(codes.Error, e.Err.Error())
-	} else {
-		st.acquire.SetStatus(codes.Error, out)
+	if st.acquire.IsRecording() {
+		st.acquire.SetAttributes(append(o.ended(st, out, e.Wait, true), ErrorTypeKey.String(errType))...)
+		if e.Err != nil {
+			st.acquire.RecordError(e.Err, trace.WithTimestamp(e.Time))
+			st.acquire.SetStatus(codes.Error, e.Err.Error())
+		} else {
+			st.acquire.SetStatus(codes.Error, out)
+		}
 	}
 	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.failed(out, errType))
-	o.ins.waiting.Add(ctx, -1, st.series.base)
+	st.series.waiting.Add(-1)
 	o.finish(e.ID, st)
 	st.acquire.End(trace.WithTimestamp(e.Time))
 }

@@ -121,12 +121,8 @@ func TestIntegration_Contention(t *testing.T) {
 			wantAttr(t, s, tracing.ResourceNameKey, attribute.StringValue(resource))
 			wantAttr(t, s, tracing.ResourceClassKey, attribute.StringValue("accounts/{id}"))
 			wantAttr(t, s, tracing.LockKindKey, attribute.StringValue(tracing.KindExclusive))
-			wantAttr(t, s, tracing.SessionIDKey, attribute.StringValue(session(c.SessionID())))
 			if s.Status().Code != codes.Unset {
 				t.Errorf("contender %d: %s status %v", i, s.Name(), s.Status())
-			}
-			if p, _ := attr(s, tracing.ZnodePathKey); !strings.HasPrefix(p.AsString(), root+"/") {
-				t.Errorf("contender %d: %s path %q, want one under %s", i, s.Name(), p.AsString(), root)
 			}
 			if sc := s.InstrumentationScope(); sc.Name != tracing.ScopeName || sc.Version != tracing.Version() {
 				t.Errorf("scope %s %s, want %s %s", sc.Name, sc.Version, tracing.ScopeName, tracing.Version())
@@ -136,11 +132,16 @@ func TestIntegration_Contention(t *testing.T) {
 		wantAttr(t, a, tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeAcquired))
 		w, _ := attr(a, tracing.WaitDurationKey)
 		waits[i] = w.AsFloat64()
-		tok, _ := attr(a, tracing.FencingTokenKey)
-		tokens[i] = tok.AsInt64()
-		wantAttr(t, h, tracing.FencingTokenKey, tok)
-		if p, _ := attr(h, tracing.ZnodePathKey); p != mustAttr(t, a, tracing.ZnodePathKey) {
-			t.Errorf("contender %d: hold path %q differs from the acquire's", i, p.AsString())
+		// The lease's node, session and token are on its hold span, once.
+		wantAttr(t, h, tracing.SessionIDKey, attribute.StringValue(session(c.SessionID())))
+		if p, _ := attr(h, tracing.ZnodePathKey); !strings.HasPrefix(p.AsString(), root+"/") {
+			t.Errorf("contender %d: hold path %q, want one under %s", i, p.AsString(), root)
+		}
+		tokens[i] = mustAttr(t, h, tracing.FencingTokenKey).AsInt64()
+		for _, k := range []attribute.Key{tracing.SessionIDKey, tracing.ZnodePathKey, tracing.FencingTokenKey} {
+			if v, ok := attr(a, k); ok {
+				t.Errorf("contender %d: the acquire span repeats the hold span's %s=%s", i, k, v.String())
+			}
 		}
 
 		// Events: enqueued at i, then the hand-off (position 0).

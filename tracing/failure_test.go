@@ -3,6 +3,7 @@ package tracing_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,12 @@ func TestIntegration_FailureOutcomes(t *testing.T) {
 			}
 			wantAttr(t, s, tracing.OutcomeKey, attribute.StringValue(tc.want))
 			wantAttr(t, s, tracing.ErrorTypeKey, attribute.StringValue(tc.errType))
+			// A failed acquire has no hold span: its own span names the
+			// node it queued with and the session.
+			wantAttr(t, s, tracing.SessionIDKey, attribute.StringValue(session(c.SessionID())))
+			if p, _ := attr(s, tracing.ZnodePathKey); !strings.HasPrefix(p.AsString(), root+"/") {
+				t.Errorf("path %q, want one under %s", p.AsString(), root)
+			}
 			if s.Status().Code != codes.Error || s.Status().Description != err.Error() {
 				t.Errorf("status %+v, want error %q", s.Status(), err)
 			}

@@ -13,7 +13,7 @@ import (
 // startHold opens the hold span of a lease.
 func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, opts ...trace.SpanStartOption) trace.Span {
 	attrs := make([]attribute.KeyValue, 0, 6+len(o.spanAttrs))
-	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.series.class), LockKindKey.String(st.series.kind),
+	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
 		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(o.sessionHex(e.SessionID)))
 	attrs = append(attrs, o.spanAttrs...)
 	_, span := o.tracer.Start(ctx, SpanHold, append(opts, spanInternal,
@@ -25,7 +25,7 @@ func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState,
 // loss may have been reported already.
 func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 	class, kind := o.class(e.Resource), lockKind(e)
-	st := &lockState{series: o.seriesOf(class, kind), path: e.Path, session: e.SessionID}
+	st := &lockState{class: class, kind: kind, series: o.series.get(class, kind), path: e.Path, session: e.SessionID}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	o.mu.Lock()
@@ -44,7 +44,7 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	o.ins.held.Add(ctx, 1, st.series.base)
+	st.series.held.Add(1)
 }
 
 // released ends the hold span.
@@ -58,7 +58,7 @@ func (o *Observer) released(ctx context.Context, e zklock.Event) {
 		return
 	}
 	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.base)
-	o.ins.held.Add(ctx, -1, st.series.base)
+	st.series.held.Add(-1)
 	o.finish(e.ID, st)
 	st.hold.End(trace.WithTimestamp(e.Time))
 }
@@ -99,7 +99,7 @@ func (o *Observer) endLost(ctx context.Context, id uint64, st *lockState, e zklo
 	}
 	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.lostHold())
 	if counted {
-		o.ins.held.Add(ctx, -1, st.series.base)
+		st.series.held.Add(-1)
 	}
 	o.ins.lost.Add(ctx, 1, st.series.lost(reason))
 	o.finish(id, st)

@@ -1,6 +1,10 @@
 package tracing
 
 import (
+	"context"
+	"runtime"
+	"weak"
+
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
@@ -9,17 +13,19 @@ import (
 // Metric names.
 const (
 	// MetricAcquireDuration is the histogram of acquire wait times, in
-	// seconds, by resource class, lock kind and outcome.
+	// seconds, by resource class, lock kind and outcome (and error type,
+	// for failures).
 	MetricAcquireDuration = "zklock.acquire.duration"
 	// MetricHoldDuration is the histogram of hold times (acquired to
-	// released or lost), in seconds, by resource class and lock kind.
+	// released or lost), in seconds, by resource class and lock kind (and
+	// error type, for lost leases).
 	MetricHoldDuration = "zklock.hold.duration"
 	// MetricAcquireActive counts the acquires in progress (waiting).
 	MetricAcquireActive = "zklock.acquire.active"
 	// MetricHoldActive counts the leases currently held.
 	MetricHoldActive = "zklock.hold.active"
-	// MetricHoldLost counts lost leases, by resource class, lock kind and
-	// reason.
+	// MetricHoldLost counts lost leases, by resource class, lock kind,
+	// reason and error type.
 	MetricHoldLost = "zklock.hold.lost"
 )
 
@@ -27,17 +33,23 @@ const (
 // 1 ms to 60 s, about three per decade. A View of the SDK can replace them.
 var durationBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
+// instruments are the synchronous instruments. The two active counts are
+// asynchronous: each series keeps its own counts (an atomic add per
+// change), and a callback reports them when the reader collects, which
+// saves four SDK measurements per acquire and release.
 type instruments struct {
-	wait    metric.Float64Histogram
-	hold    metric.Float64Histogram
-	waiting metric.Int64UpDownCounter
-	held    metric.Int64UpDownCounter
-	lost    metric.Int64Counter
+	wait metric.Float64Histogram
+	hold metric.Float64Histogram
+	lost metric.Int64Counter
 }
 
-// newInstruments creates the instruments. An instrument the provider
-// refuses is reported to otel.Handle and replaced by a no-op one.
-func newInstruments(m metric.Meter) instruments {
+// newInstruments creates the instruments, and registers the callback that
+// reports the active counts of reg's series. The callback holds reg
+// weakly and is unregistered once owner is garbage: an Observer that is
+// dropped stops reporting. An instrument or callback the provider refuses
+// is reported to otel.Handle (a refused histogram or counter is replaced
+// by a no-op one).
+func newInstruments(m metric.Meter, reg *registry, owner *Observer) instruments {
 	var ins instruments
 	var err error
 	ins.wait, err = m.Float64Histogram(MetricAcquireDuration,
@@ -54,20 +66,6 @@ func newInstruments(m metric.Meter) instruments {
 		otel.Handle(err)
 		ins.hold = noop.Float64Histogram{}
 	}
-	ins.waiting, err = m.Int64UpDownCounter(MetricAcquireActive,
-		metric.WithDescription("Acquires in progress: waiting for a lock."),
-		metric.WithUnit("{acquire}"))
-	if err != nil {
-		otel.Handle(err)
-		ins.waiting = noop.Int64UpDownCounter{}
-	}
-	ins.held, err = m.Int64UpDownCounter(MetricHoldActive,
-		metric.WithDescription("Leases currently held."),
-		metric.WithUnit("{lease}"))
-	if err != nil {
-		otel.Handle(err)
-		ins.held = noop.Int64UpDownCounter{}
-	}
 	ins.lost, err = m.Int64Counter(MetricHoldLost,
 		metric.WithDescription("Leases lost (session expired or unverified, node deleted, client closed)."),
 		metric.WithUnit("{lease}"))
@@ -75,5 +73,37 @@ func newInstruments(m metric.Meter) instruments {
 		otel.Handle(err)
 		ins.lost = noop.Int64Counter{}
 	}
+
+	waiting, err := m.Int64ObservableUpDownCounter(MetricAcquireActive,
+		metric.WithDescription("Acquires in progress: waiting for a lock."),
+		metric.WithUnit("{acquire}"))
+	if err != nil {
+		otel.Handle(err)
+		return ins
+	}
+	held, err := m.Int64ObservableUpDownCounter(MetricHoldActive,
+		metric.WithDescription("Leases currently held."),
+		metric.WithUnit("{lease}"))
+	if err != nil {
+		otel.Handle(err)
+		return ins
+	}
+	weakReg := weak.Make(reg)
+	cb, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		reg := weakReg.Value()
+		if reg == nil {
+			return nil
+		}
+		reg.each(func(s *series) {
+			o.ObserveInt64(waiting, s.waiting.Load(), s.base)
+			o.ObserveInt64(held, s.held.Load(), s.base)
+		})
+		return nil
+	}, waiting, held)
+	if err != nil {
+		otel.Handle(err)
+		return ins
+	}
+	runtime.AddCleanup(owner, func(cb metric.Registration) { _ = cb.Unregister() }, cb)
 	return ins
 }

@@ -33,12 +33,9 @@ type Observer struct {
 	tracer      trace.Tracer
 	class       func(string) string
 	spanAttrs   []attribute.KeyValue
-	metricAttrs []attribute.KeyValue
 	ins         instruments
+	series      *registry
 	lastSession atomic.Pointer[sessionName]
-
-	seriesMu sync.RWMutex
-	series   map[seriesKey]*series
 
 	mu      sync.Mutex
 	locks   map[uint64]*lockState   // by Event.ID, from EventStarted to the end
@@ -73,7 +70,9 @@ var _ zklock.Observer = (*Observer)(nil)
 // lockState is one acquire and, once acquired, its lease.
 type lockState struct {
 	mu       sync.Mutex
-	series   *series // class, kind and their metric attribute sets
+	class    string
+	kind     string
+	series   *series // the metrics' view of class and kind
 	acquire  trace.Span
 	hold     trace.Span    // set once acquired
 	lost     *zklock.Event // a loss reported before the acquire ended
@@ -87,18 +86,18 @@ type lockState struct {
 // NewObserver returns an Observer configured by opts.
 func NewObserver(opts ...Option) *Observer {
 	cfg := newConfig(opts)
-	return &Observer{
+	o := &Observer{
 		tracer: cfg.tracerProvider.Tracer(ScopeName,
 			trace.WithInstrumentationVersion(Version())),
-		class:       cfg.class,
-		spanAttrs:   cfg.spanAttrs,
-		metricAttrs: cfg.metricAttrs,
-		ins: newInstruments(cfg.meterProvider.Meter(ScopeName,
-			metric.WithInstrumentationVersion(Version()))),
-		series:  make(map[seriesKey]*series),
-		locks:   make(map[uint64]*lockState),
-		orphans: make(map[uint64]zklock.Event),
+		class:     cfg.class,
+		spanAttrs: cfg.spanAttrs,
+		series:    newRegistry(cfg.metricAttrs),
+		locks:     make(map[uint64]*lockState),
+		orphans:   make(map[uint64]zklock.Event),
 	}
+	o.ins = newInstruments(cfg.meterProvider.Meter(ScopeName,
+		metric.WithInstrumentationVersion(Version())), o.series, o)
+	return o
 }
 
 // Observe implements zklock.Observer.

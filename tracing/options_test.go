@@ -2,12 +2,15 @@ package tracing_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/zklockkit/zklockkit/tracing"
@@ -111,5 +114,44 @@ func TestVersion(t *testing.T) {
 	}
 	if tracing.ScopeName != "github.com/zklockkit/zklockkit/tracing" {
 		t.Errorf("ScopeName %q is not the import path", tracing.ScopeName)
+	}
+}
+
+// Under a sampler that records nothing, the Observer makes no spans but
+// still measures every acquire and lease.
+func TestIntegration_NotSampled(t *testing.T) {
+	tel := newTelemetry(t)
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()), sdktrace.WithSpanProcessor(spans))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	obs := tracing.NewObserver(tracing.WithTracerProvider(tp), tracing.WithMeterProvider(tel.mp))
+	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs))
+	ctx := context.Background()
+	l, err := c.Acquire(ctx, "unsampled/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.TryAcquire(ctx, "unsampled/1"); !errors.Is(err, zklock.ErrLocked) {
+		t.Fatalf("try: %v", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(spans.Started()); n != 0 {
+		t.Errorf("%d spans recorded, want none", n)
+	}
+	ms := tel.metrics(t)
+	class := []attribute.KeyValue{tracing.ResourceClassKey.String("unsampled/{id}"), tracing.LockKindKey.String(tracing.KindExclusive)}
+	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeAcquired))...); dp.Count != 1 {
+		t.Errorf("acquired count %d, want 1", dp.Count)
+	}
+	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeBusy), tracing.ErrorTypeKey.String("locked"))...); dp.Count != 1 {
+		t.Errorf("busy count %d, want 1", dp.Count)
+	}
+	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 1 {
+		t.Errorf("hold count %d, want 1", dp.Count)
+	}
+	if k := obs.InFlight(); k != 0 {
+		t.Errorf("observer still tracks %d locks", k)
 	}
 }

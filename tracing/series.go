@@ -2,19 +2,24 @@ package tracing
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
 
-// series holds the metric attribute sets of one resource class and lock
-// kind, built once: building a set sorts and allocates, and an
-// uncontended cycle records with the same sets every time.
+// series is one resource class and lock kind as the metrics see it: the
+// attribute sets its measurements carry, built once (building a set sorts
+// and allocates, and an uncontended cycle records with the same sets every
+// time), and its counts of acquires in progress and leases held, which
+// the instruments' callback reports.
 type series struct {
-	class, kind string
-	kv          []attribute.KeyValue     // class, kind and the user's metric attributes
-	base        metric.MeasurementOption // kv
-	acquired    metric.MeasurementOption // kv and outcome acquired
+	kv       []attribute.KeyValue     // class, kind and the user's metric attributes
+	base     metric.MeasurementOption // kv
+	acquired metric.MeasurementOption // kv and outcome acquired
+
+	waiting atomic.Int64 // zklock.acquire.active
+	held    atomic.Int64 // zklock.hold.active
 
 	mu   sync.Mutex
 	sets map[extraKey]metric.MeasurementOption // the rarer sets, built when first needed
@@ -26,12 +31,9 @@ type extraKey struct {
 	key1, val1, key2, val2 string
 }
 
-func newSeries(class, kind string, user []attribute.KeyValue) *series {
-	s := &series{class: class, kind: kind}
-	s.kv = make([]attribute.KeyValue, 0, 2+len(user))
-	s.kv = append(s.kv, ResourceClassKey.String(class), LockKindKey.String(kind))
-	s.kv = append(s.kv, user...)
-	s.base = metric.WithAttributeSet(attribute.NewSet(s.kv...))
+func newSeries(kv []attribute.KeyValue) *series {
+	s := &series{kv: kv}
+	s.base = metric.WithAttributeSet(attribute.NewSet(kv...))
 	s.acquired = s.with(OutcomeKey.String(OutcomeAcquired))
 	return s
 }
@@ -82,33 +84,67 @@ func (s *series) lost(reason string) metric.MeasurementOption {
 	return s.extra(LostReasonKey.String(reason), ErrorTypeKey.String(errorTypeLeaseLost))
 }
 
-// Bounds of the caches of attribute sets, in case a resource class
-// function returns unboundedly many values. Past them, sets are built
-// for each measurement: correct, only slower.
+// maxSeries bounds the number of series, in case a resource class function
+// returns unboundedly many values: past it, new classes share one series
+// labelled otel.metric.overflow=true, as the SDK labels the series past its
+// own cardinality limit (2000 by default, so the SDK's limit comes first).
+// maxExtraSets bounds the rarer sets cached per series (outcomes × error
+// types, and loss reasons); past it they are built for each measurement.
 const (
 	maxSeries    = 4096
-	maxExtraSets = 64 // per series: outcomes × error types, and reasons
+	maxExtraSets = 64
 )
 
-// seriesOf returns the series of class and kind.
-func (o *Observer) seriesOf(class, kind string) *series {
-	k := seriesKey{class, kind}
-	o.seriesMu.RLock()
-	s := o.series[k]
-	o.seriesMu.RUnlock()
-	if s != nil {
-		return s
-	}
-	o.seriesMu.Lock()
-	defer o.seriesMu.Unlock()
-	if s = o.series[k]; s != nil {
-		return s
-	}
-	s = newSeries(class, kind, o.metricAttrs)
-	if len(o.series) < maxSeries {
-		o.series[k] = s
-	}
-	return s
+// registry holds the series of an Observer.
+type registry struct {
+	user     []attribute.KeyValue // the user's metric attributes
+	mu       sync.RWMutex
+	byKey    map[seriesKey]*series
+	all      []*series // byKey's values, and overflow once used, in order of creation
+	overflow *series
 }
 
 type seriesKey struct{ class, kind string }
+
+func newRegistry(user []attribute.KeyValue) *registry {
+	return &registry{user: user, byKey: make(map[seriesKey]*series)}
+}
+
+// get returns the series of class and kind.
+func (r *registry) get(class, kind string) *series {
+	k := seriesKey{class, kind}
+	r.mu.RLock()
+	s := r.byKey[k]
+	r.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s = r.byKey[k]; s != nil {
+		return s
+	}
+	if len(r.byKey) >= maxSeries {
+		if r.overflow == nil {
+			r.overflow = newSeries(append([]attribute.KeyValue{attribute.Bool("otel.metric.overflow", true)}, r.user...))
+			r.all = append(r.all, r.overflow)
+		}
+		return r.overflow
+	}
+	kv := make([]attribute.KeyValue, 0, 2+len(r.user))
+	kv = append(kv, ResourceClassKey.String(class), LockKindKey.String(kind))
+	s = newSeries(append(kv, r.user...))
+	r.byKey[k] = s
+	r.all = append(r.all, s)
+	return s
+}
+
+// each calls f for every series.
+func (r *registry) each(f func(*series)) {
+	r.mu.RLock()
+	all := r.all
+	r.mu.RUnlock()
+	for _, s := range all {
+		f(s)
+	}
+}
