@@ -17,8 +17,8 @@
 // The Observer uses the global TracerProvider and MeterProvider unless
 // [WithTracerProvider] and [WithMeterProvider] say otherwise. There is no
 // WithPropagators: lock events never cross a process boundary. The
-// instrumentation scope is [ScopeName], at version [Version]. Give each
-// Client its own Observer: event IDs are unique per Client only.
+// instrumentation scope is [ScopeName], at version [Version]. One Observer
+// may serve several Clients: zklock's event IDs are unique in the process.
 //
 // # Spans
 //

@@ -99,8 +99,8 @@ func TestIntegration_FailureOutcomes(t *testing.T) {
 		})
 	}
 
-	// A closed Client fails every acquire: outcome error. It has its own
-	// Observer (event IDs are per Client) on the same providers.
+	// A closed Client fails every acquire: outcome error. It has an
+	// Observer of its own on the same providers.
 	obs2 := tel.observer()
 	c2 := connect(t, root, zklock.WithObserver(obs2))
 	if err := c2.Close(); err != nil {

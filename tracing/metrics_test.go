@@ -2,10 +2,13 @@ package tracing_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -98,5 +101,46 @@ func TestObserver_DroppedStopsReporting(t *testing.T) {
 			t.Fatalf("a dropped Observer still reports %s after %v", tracing.MetricAcquireActive, patience)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// One Observer may serve several Clients: zklock's event IDs are unique in
+// the process.
+func TestIntegration_SharedObserver(t *testing.T) {
+	var mu sync.Mutex
+	var errs []error
+	prev := otel.GetErrorHandler()
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}))
+	t.Cleanup(func() { otel.SetErrorHandler(prev) })
+	tel := newTelemetry(t)
+	obs := tel.observer()
+	root := zktest.UniqueRoot(t)
+	clients := []*zklock.Client{connect(t, root, zklock.WithObserver(obs)), connect(t, root, zklock.WithObserver(obs))}
+	ctx := context.Background()
+	for range 3 {
+		for i, c := range clients {
+			l, err := c.Acquire(ctx, fmt.Sprintf("shared/%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n, m := len(tel.ended(tracing.SpanAcquire)), len(tel.ended(tracing.SpanHold)); n != 6 || m != 6 {
+		t.Errorf("%d acquire and %d hold spans, want 6 and 6", n, m)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) != 0 {
+		t.Errorf("errors handled: %v", errs)
+	}
+	if k := obs.InFlight(); k != 0 {
+		t.Errorf("observer still tracks %d locks", k)
 	}
 }

@@ -26,9 +26,9 @@ import (
 // span in the acquire's context.
 //
 // An Observer keeps a little state per acquire and lease in progress and
-// drops it when the acquire fails or the lease ends. Event IDs are unique
-// per Client only: give each Client its own Observer. It is safe for
-// concurrent use.
+// drops it when the acquire fails or the lease ends. It may serve several
+// Clients (zklock's event IDs are unique in the process), and it is safe
+// for concurrent use.
 type Observer struct {
 	tracer      trace.Tracer
 	class       func(string) string
@@ -45,7 +45,7 @@ type Observer struct {
 // Losses of leases the Observer does not know are kept for a while: a
 // lease that comes without an acquire (Lease.Downgrade) can be lost before
 // its Acquired event arrives. Most such losses belong to acquires that have
-// already failed (a part of an AcquireAll lost, then the acquire cancelled)
+// already failed (a part of an AcquireAll lost, then the acquire canceled)
 // and are dropped after orphanTTL.
 const (
 	maxOrphans = 256
@@ -152,11 +152,12 @@ func (o *Observer) finish(id uint64, st *lockState) {
 }
 
 // errIDReused is reported through otel.Handle when an Observer sees an
-// event ID that is already in progress: it is shared by several Clients.
+// event ID that is already in progress: something other than zklock (a
+// Locker of its own, a test) reports events with IDs it reuses.
 type errIDReused uint64
 
 func (e errIDReused) Error() string {
-	return fmt.Sprintf("tracing: lock event ID %d is already in progress: an Observer must not be shared by several zklock Clients", uint64(e))
+	return fmt.Sprintf("tracing: lock event ID %d is already in progress: event IDs must be unique in the process", uint64(e))
 }
 
 func (o *Observer) track(id uint64, st *lockState) {

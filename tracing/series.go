@@ -48,7 +48,7 @@ func (s *series) with(extra ...attribute.KeyValue) metric.MeasurementOption {
 
 // extra returns the set kv plus a and b (b may be empty), cached.
 func (s *series) extra(a, b attribute.KeyValue) metric.MeasurementOption {
-	k := extraKey{string(a.Key), a.Value.Emit(), string(b.Key), b.Value.Emit()}
+	k := extraKey{string(a.Key), a.Value.String(), string(b.Key), b.Value.String()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if opt, ok := s.sets[k]; ok {
