@@ -7,3 +7,33 @@ func BusyCreates(c *Client) (done func()) {
 	c.creating.Add(1)
 	return func() { c.creating.Add(-1) }
 }
+
+// MemoryNode is one node of a MemoryLocker queue, as a test sees it.
+type MemoryNode struct {
+	Path  string
+	Seq   int64
+	Mode  Mode
+	Label string // the acquire's Label
+	Token int64  // the fencing token of a lease on it
+}
+
+// MemoryQueue returns the nodes of resource's queue in m, in queue order.
+func MemoryQueue(m *MemoryLocker, resource string) []MemoryNode {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []MemoryNode
+	if q := m.queues[resource]; q != nil {
+		for _, n := range q.nodes {
+			out = append(out, MemoryNode{Path: n.path(), Seq: n.seq, Mode: n.mode, Label: n.label, Token: n.seq})
+		}
+	}
+	return out
+}
+
+// MemoryDeleteNode deletes a node of m as an operator would delete a
+// ZooKeeper lock node; it reports whether the node existed.
+func MemoryDeleteNode(m *MemoryLocker, path string) bool { return m.deleteNode(path) }
+
+// MemoryExpireNodes ends the nodes at paths as the expiry of the session
+// that made them would.
+func MemoryExpireNodes(m *MemoryLocker, paths []string) { m.expireNodes(paths) }

@@ -2,6 +2,7 @@ package zklock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,10 +11,15 @@ import (
 )
 
 // MemoryLocker is an in-process Locker with the semantics of the ZooKeeper
-// one: FIFO queues per resource, the same read/write and semaphore rules,
-// Try, MaxWait, cancellation, fencing tokens, reentrancy through the
-// context, and loss (Expire, LoseResource). It is meant for unit tests of
-// code that takes a Locker; it locks nothing across processes.
+// one: FIFO queues per resource, the same read/write and semaphore rules
+// (a semaphore's limit is its queue's while the queue has nodes: another
+// limit gets ErrLimitMismatch), Try, MaxWait, cancellation, fencing
+// tokens, reentrancy through the context (AcquireAll re-enters the parts
+// a lease in the context holds), Lease.Downgrade, and loss (Expire,
+// LoseResource). A multi-resource acquire that loses a part it holds
+// while it waits for another gives everything back and queues again. A
+// release wakes only the waiters it lets hold. It is meant for unit tests
+// of code that takes a Locker; it locks nothing across processes.
 type MemoryLocker struct {
 	observers []Observer
 
@@ -23,13 +29,36 @@ type MemoryLocker struct {
 }
 
 type memQueue struct {
-	nodes   []*memNode
-	changed chan struct{} // closed and replaced on every change
+	nodes []*memNode
+	limit int // semaphore: the limit of its nodes, fixed while it has any
 }
 
+// memNode is one node of a queue: waiting (w set) until it holds, then
+// part of a lease (st set), or of an acquire still waiting for its other
+// parts.
 type memNode struct {
 	child
-	st *leaseState
+	key   string
+	label string
+	w     *memWaiter
+	st    *leaseState
+}
+
+func (n *memNode) path() string { return n.key + "/" + n.name }
+
+// memWaiter is an acquire waiting for one node to hold.
+type memWaiter struct {
+	// wake is signalled when something that may change the outcome
+	// happened: the node may hold now, or was deleted.
+	wake    chan struct{}
+	requeue bool // under MemoryLocker.mu: the node was deleted, queue again at the back
+}
+
+func (w *memWaiter) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
 }
 
 var _ Locker = (*MemoryLocker)(nil)
@@ -49,6 +78,12 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 	cfg := newAcquireConfig(opts)
 	if len(resources) == 0 {
 		return nil, &ResourceError{Reason: "no resources given"}
+	}
+	if cfg.mode < Exclusive || cfg.mode > Semaphore {
+		return nil, fmt.Errorf("%w: mode %v: acquire Exclusive, Read or Write, or a semaphore with Limit", ErrInvalidOption, cfg.mode)
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	if cfg.mode == Semaphore && cfg.limit < 1 {
 		return nil, fmt.Errorf("%w: semaphore limit must be at least 1", ErrInvalidOption)
@@ -79,116 +114,209 @@ func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts 
 	name := strings.Join(resources, ",")
 	st, start, wctx, cancel := beginAcquire(ctx, m, resources, cfg)
 	defer cancel()
-	for _, k := range keys {
-		if l := lenders[k]; l != nil && st.borrow(l, k) {
-			continue
+	for {
+		failed, err := m.acquireParts(wctx, st, keys, lenders, cfg)
+		if err == nil {
+			break
 		}
-		if err := m.wait(wctx, st, k, cfg); err != nil {
-			st.abandon()
-			err = fmt.Errorf("zklock: acquire %q: %w", k, err)
-			m.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Mode: cfg.mode, Wait: time.Since(start), Err: err})
-			return nil, err
+		st.abandon()
+		if errors.Is(err, errPartLost) && wctx.Err() == nil {
+			// A part it held was lost: everything was given back; queue
+			// again for all of them.
+			st = newLeaseState(m, st.id, resources, cfg.mode)
+			if _, lenders, err = reenter(ctx, m, keys, cfg.mode); err == nil {
+				continue
+			}
 		}
+		if errors.Is(err, errPartLost) {
+			err = ctxErr(wctx)
+		}
+		err = fmt.Errorf("zklock: acquire %q: %w", failed, err)
+		m.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Resources: resources, Mode: cfg.mode, Wait: time.Since(start), Err: err})
+		return nil, err
 	}
 	st.mu.Lock()
 	st.acquired = time.Now()
 	st.waited = st.acquired.Sub(start)
 	st.mu.Unlock()
-	m.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Mode: cfg.mode, Path: st.holds[0].path,
+	m.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Resources: resources, Mode: cfg.mode, Path: st.holds[0].path,
 		Wait: st.waited, Token: st.Token(), Time: st.acquired})
 	return &Lease{st: st}, nil
 }
 
-func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg acquireConfig) error {
-	if err := ctx.Err(); err != nil {
+// acquireParts takes each part in canonical order: borrowed from a lease
+// in the context that holds it, or queued for.
+func (m *MemoryLocker) acquireParts(ctx context.Context, st *leaseState, keys []string, lenders map[string]*leaseState, cfg acquireConfig) (string, error) {
+	for _, k := range keys {
+		if l := lenders[k]; l != nil && st.borrow(l, k) {
+			continue
+		}
+		if err := m.wait(ctx, st, k, cfg, len(keys) > 1); err != nil {
+			return k, err
+		}
+	}
+	return "", nil
+}
+
+// wait queues a node for key and waits until the rule lets it hold. A
+// part of a multi-resource acquire also stops when another part of st is
+// lost (errPartLost).
+func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg acquireConfig, multi bool) error {
+	if ctx.Err() != nil {
 		return ctxErr(ctx)
 	}
-	m.mu.Lock()
-	q := m.queues[key]
-	if q == nil {
-		q = &memQueue{changed: make(chan struct{})}
-		m.queues[key] = q
+	var partLost <-chan struct{}
+	if multi {
+		partLost = st.ctx.Done()
 	}
-	m.seq++
-	n := &memNode{child: child{name: fmt.Sprintf("mem-%s%010d", marker(cfg.mode), m.seq), seq: m.seq, mode: cfg.mode}}
-	q.nodes = append(q.nodes, n)
-	path := key + "/" + n.name
-	lastPos := -1
+	var events []Event
+	report := func() {
+		for _, e := range events {
+			m.observe(ctx, e)
+		}
+		events = nil
+	}
+	w := &memWaiter{wake: make(chan struct{}, 1)}
+	m.mu.Lock()
+	var n *memNode
+	pos := -1
 	for {
-		kids := make([]child, len(q.nodes))
-		idx := -1
-		for i, x := range q.nodes {
-			kids[i] = x.child
-			if x == n {
-				idx = i
-			}
-		}
-		held, _ := rule(kids, idx, cfg.limit)
-		changed := q.changed
-		if idx != lastPos {
-			kind := EventPosition
-			if lastPos < 0 {
-				kind = EventEnqueued
-			}
-			lastPos = idx
-			m.mu.Unlock()
-			m.observe(ctx, Event{Kind: kind, ID: st.id, Resource: key, Mode: cfg.mode, Path: path, Position: idx})
-			m.mu.Lock()
-			continue // re-read: the queue may have changed meanwhile
-		}
-		if held {
-			if !st.addHold(&heldNode{resource: key, parent: key, path: path, token: n.seq}) {
-				m.removeLocked(key, n)
+		if n == nil || w.requeue {
+			w.requeue = false
+			var err error
+			if n, err = m.enqueueLocked(w, key, cfg); err != nil {
 				m.mu.Unlock()
-				return fmt.Errorf("zklock: another part of the lease was lost while waiting: %w", st.lostErr())
+				return err
 			}
-			n.st = st
+			pos = slices.Index(m.queues[key].nodes, n)
+			events = append(events, Event{Kind: EventEnqueued, ID: st.id, Resource: key, Resources: st.resources, Mode: cfg.mode, Path: n.path(), Position: pos, Token: n.seq})
+		} else if p := slices.Index(m.queues[key].nodes, n); p != pos {
+			pos = p
+			events = append(events, Event{Kind: EventPosition, ID: st.id, Resource: key, Resources: st.resources, Mode: cfg.mode, Path: n.path(), Position: pos, Token: n.seq})
+		}
+		if m.holdsLocked(n) {
+			if !st.addHold(&heldNode{resource: key, parent: key, path: n.path(), token: n.seq}) {
+				m.removeLocked(n) // another part was lost meanwhile
+				m.mu.Unlock()
+				report()
+				return errPartLost
+			}
+			n.w, n.st = nil, st
 			m.mu.Unlock()
+			report()
 			return nil
 		}
 		if cfg.try {
-			m.removeLocked(key, n)
+			m.removeLocked(n)
 			m.mu.Unlock()
+			report()
 			return ErrLocked
 		}
 		m.mu.Unlock()
+		report()
 		select {
-		case <-changed:
-			m.mu.Lock()
+		case <-w.wake:
 		case <-ctx.Done():
-			m.mu.Lock()
-			m.removeLocked(key, n)
+		case <-partLost:
+		}
+		m.mu.Lock()
+		// A cancel that comes with a wake-up wins, as on ZooKeeper, where
+		// a waiter checks its context before each request.
+		if ctx.Err() != nil {
+			m.removeLocked(n)
 			m.mu.Unlock()
 			return ctxErr(ctx)
+		}
+		select {
+		case <-partLost:
+			m.removeLocked(n)
+			m.mu.Unlock()
+			return errPartLost
+		default:
 		}
 	}
 }
 
-func (m *MemoryLocker) removeLocked(key string, n *memNode) {
+// enqueueLocked makes w's node at the back of key's queue.
+func (m *MemoryLocker) enqueueLocked(w *memWaiter, key string, cfg acquireConfig) (*memNode, error) {
 	q := m.queues[key]
+	if cfg.mode == Semaphore && q != nil && q.limit != 0 && q.limit != cfg.limit {
+		return nil, fmt.Errorf("%w: %q has limit %d, asked for %d", ErrLimitMismatch, key, q.limit, cfg.limit)
+	}
+	if q == nil {
+		q = &memQueue{}
+		m.queues[key] = q
+	}
+	if cfg.mode == Semaphore && q.limit == 0 {
+		q.limit = cfg.limit
+	}
+	m.seq++
+	n := &memNode{child: child{name: fmt.Sprintf("mem-%s%010d", marker(cfg.mode), m.seq), seq: m.seq, mode: cfg.mode},
+		key: key, label: cfg.label, w: w}
+	q.nodes = append(q.nodes, n)
+	return n, nil
+}
+
+// holdsLocked applies the rule to n.
+func (m *MemoryLocker) holdsLocked(n *memNode) bool {
+	q := m.queues[n.key]
+	i := slices.Index(q.nodes, n)
+	kids := make([]child, i+1)
+	for j, x := range q.nodes[:i+1] {
+		kids[j] = x.child
+	}
+	held, _ := rule(kids, i, q.limit)
+	return held
+}
+
+// removeLocked takes n out of its queue and wakes the waiters that the
+// rule now lets hold; no other waiter hears of it.
+func (m *MemoryLocker) removeLocked(n *memNode) {
+	q := m.queues[n.key]
 	if q == nil {
 		return
 	}
-	if i := slices.Index(q.nodes, n); i >= 0 {
-		q.nodes = slices.Delete(q.nodes, i, i+1)
-		close(q.changed)
-		q.changed = make(chan struct{})
+	i := slices.Index(q.nodes, n)
+	if i < 0 {
+		return
 	}
+	q.nodes = slices.Delete(q.nodes, i, i+1)
 	if len(q.nodes) == 0 {
-		delete(m.queues, key)
+		delete(m.queues, n.key)
+		return
+	}
+	for _, x := range q.nodes[i:] {
+		if x.w != nil && m.holdsLocked(x) {
+			x.w.signal()
+		}
 	}
 }
 
+func (m *MemoryLocker) findLocked(path string) *memNode {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return nil
+	}
+	if q := m.queues[path[:i]]; q != nil {
+		for _, n := range q.nodes {
+			if n.name == path[i+1:] {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+// removeLease takes st's own nodes out of their queues (borrowed parts
+// are their lenders', given back by the lease).
 func (m *MemoryLocker) removeLease(st *leaseState) {
+	holds := st.ownHolds()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, h := range st.holds {
+	for _, h := range holds {
 		if q := m.queues[h.parent]; q != nil {
-			for _, n := range q.nodes {
-				if n.st == st {
-					m.removeLocked(h.parent, n)
-					break
-				}
+			if i := slices.IndexFunc(q.nodes, func(n *memNode) bool { return n.st == st }); i >= 0 {
+				m.removeLocked(q.nodes[i])
 			}
 		}
 	}
@@ -210,35 +338,107 @@ func (m *MemoryLocker) observe(ctx context.Context, e Event) {
 	}
 }
 
-// Expire loses every held lease, as a ZooKeeper session expiry would
-// (LossSessionExpired). Waiters keep their places.
-func (m *MemoryLocker) Expire() { m.lose("", LossSessionExpired) }
-
-// LoseResource loses the leases held on resource, as if an operator had
-// deleted their nodes (LossNodeDeleted).
-func (m *MemoryLocker) LoseResource(resource string) { m.lose(resource, LossNodeDeleted) }
-
-func (m *MemoryLocker) lose(key string, reason LossReason) {
+// Expire ends the locker's one session, as a ZooKeeper session expiry
+// would: every held lease is lost (LossSessionExpired), and every waiter
+// queues again at the back with a new node (a multi-resource acquire
+// holding a part starts over).
+func (m *MemoryLocker) Expire() {
 	m.mu.Lock()
-	var lost []*leaseState
-	for k, q := range m.queues {
-		if key != "" && k != key {
-			continue
-		}
+	var paths []string
+	for _, q := range m.queues {
 		for _, n := range q.nodes {
-			if n.st != nil && !slices.Contains(lost, n.st) {
-				lost = append(lost, n.st)
+			paths = append(paths, n.path())
+		}
+	}
+	m.mu.Unlock()
+	m.expireNodes(paths)
+}
+
+// LoseResource deletes the nodes of resource that hold, as an operator
+// would: leases on them are lost (LossNodeDeleted), a multi-resource
+// acquire that held one while waiting for another part starts over.
+func (m *MemoryLocker) LoseResource(resource string) {
+	m.mu.Lock()
+	var paths []string
+	if q := m.queues[resource]; q != nil {
+		for _, n := range q.nodes {
+			if n.st != nil {
+				paths = append(paths, n.path())
 			}
 		}
 	}
 	m.mu.Unlock()
-	for _, st := range lost {
-		st.lose(reason)
+	for _, p := range paths {
+		m.deleteNode(p)
 	}
 }
 
-// Holders returns the number of leases held on resource and the number
-// waiting for it.
+// deleteNode deletes the node at path as an operator would: a lease it
+// belongs to is lost, an acquire that held it while waiting for another
+// part starts over, a waiter queues again at the back. It reports whether
+// the node existed.
+func (m *MemoryLocker) deleteNode(path string) bool {
+	m.mu.Lock()
+	n := m.findLocked(path)
+	if n == nil {
+		m.mu.Unlock()
+		return false
+	}
+	m.removeLocked(n)
+	if n.w != nil {
+		n.w.requeue = true
+		n.w.signal()
+	}
+	m.mu.Unlock()
+	if n.st != nil {
+		n.st.lose(LossNodeDeleted)
+	}
+	return true
+}
+
+// expireNodes ends the nodes at paths together, as the expiry of the
+// session that made them would: the leases (and acquires under way) they
+// belong to are lost (LossSessionExpired), their waiters queue again.
+func (m *MemoryLocker) expireNodes(paths []string) {
+	m.mu.Lock()
+	var lost []*leaseState
+	var requeue []*memWaiter
+	for _, p := range paths {
+		n := m.findLocked(p)
+		if n == nil {
+			continue
+		}
+		m.removeLocked(n)
+		if n.st != nil && !slices.Contains(lost, n.st) {
+			lost = append(lost, n.st)
+		}
+		if n.w != nil {
+			n.w.requeue = true
+			requeue = append(requeue, n.w)
+		}
+	}
+	m.mu.Unlock()
+	// Leases that re-entered parts of others go last: were they first,
+	// giving back their parts could release a lender instead of losing it.
+	borrowed := func(st *leaseState) int {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return len(st.lenders)
+	}
+	slices.SortStableFunc(lost, func(a, b *leaseState) int { return borrowed(a) - borrowed(b) })
+	// The leases before the waiters: an acquire under the context of one
+	// of them sees it cancelled when it wakes to queue again.
+	for _, st := range lost {
+		st.lose(LossSessionExpired)
+	}
+	for _, w := range requeue {
+		w.signal()
+	}
+}
+
+// Holders returns the number of nodes of resource that hold (those of
+// leases, and parts held by multi-resource acquires still waiting for
+// another) and the number waiting.
 func (m *MemoryLocker) Holders(resource string) (held, waiting int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -252,4 +452,70 @@ func (m *MemoryLocker) Holders(resource string) (held, waiting int) {
 		}
 	}
 	return held, waiting
+}
+
+// downgrader is a lease owner with a Downgrade of its own (Lease.Downgrade
+// dispatches to it).
+type downgrader interface {
+	downgrade(ctx context.Context, l *Lease) (*Lease, error)
+}
+
+var _ downgrader = (*MemoryLocker)(nil)
+
+// downgrade is Lease.Downgrade for a lease of m: the same checks and the
+// same outcome as on ZooKeeper, the read node made and the write node
+// deleted in one step.
+func (m *MemoryLocker) downgrade(ctx context.Context, l *Lease) (*Lease, error) {
+	st := l.st
+	st.mu.Lock()
+	switch {
+	case st.ended || st.releasing || l.released.Load():
+		st.mu.Unlock()
+		return nil, ErrReleased
+	case st.refs > 1:
+		refs := st.refs
+		st.mu.Unlock()
+		return nil, fmt.Errorf("%w: the lease is re-entered (%d references): release the inner ones first", ErrDowngradeBlocked, refs)
+	case (st.mode != Write && st.mode != Exclusive) || len(st.holds) != 1:
+		st.mu.Unlock()
+		return nil, fmt.Errorf("%w: only a single-resource write lease can be downgraded", ErrInvalidOption)
+	}
+	key := st.holds[0].parent
+	st.mu.Unlock()
+
+	rs := newLeaseState(m, nextID(), st.resources, Read)
+	m.mu.Lock()
+	var old *memNode
+	q := m.queues[key]
+	if q != nil {
+		if i := slices.IndexFunc(q.nodes, func(n *memNode) bool { return n.st == st }); i >= 0 {
+			old = q.nodes[i]
+			for _, n := range q.nodes[i+1:] {
+				if n.mode != Read {
+					m.mu.Unlock()
+					return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
+				}
+			}
+		}
+	}
+	if old == nil {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrLeaseLost)
+	}
+	// Only readers are behind the write node: a read node at the back
+	// holds once the write node is gone.
+	m.seq++
+	n := &memNode{child: child{name: fmt.Sprintf("mem-%s%010d", marker(Read), m.seq), seq: m.seq, mode: Read},
+		key: key, st: rs}
+	q.nodes = append(q.nodes, n)
+	_ = rs.addHold(&heldNode{resource: key, parent: key, path: n.path(), token: n.seq}) // rs is new: cannot have ended
+	m.removeLocked(old)
+	m.mu.Unlock()
+
+	rs.mu.Lock()
+	rs.acquired = time.Now()
+	rs.mu.Unlock()
+	m.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Resources: rs.resources, Mode: Read, Path: n.path(), Token: n.seq, Time: rs.acquired})
+	_ = l.Release(ctx) // its node is gone already: this ends the write lease as released
+	return &Lease{st: rs}, nil
 }
