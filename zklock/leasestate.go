@@ -159,16 +159,6 @@ func (st *leaseState) ownHolds() []*heldNode {
 	return hs
 }
 
-// lostErr returns the error a lease ended with (nil while it lives).
-func (st *leaseState) lostErr() error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if !st.ended {
-		return nil
-	}
-	return st.err
-}
-
 // Token is the fencing token: the czxid of the lease's node, which grows
 // across the whole ensemble. For a multi-resource lease it is the largest.
 func (st *leaseState) Token() int64 {
