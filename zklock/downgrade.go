@@ -24,6 +24,9 @@ import (
 // deadlocks in every read/write lock recipe.
 func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	st := l.st
+	if d, ok := st.owner.(downgrader); ok {
+		return d.downgrade(ctx, l)
+	}
 	c, ok := st.owner.(*Client)
 	if !ok {
 		return nil, fmt.Errorf("%w: Downgrade needs a ZooKeeper lease", ErrInvalidOption)
