@@ -98,8 +98,8 @@ type mop struct {
 	borrowed    *mlease            // the lease it re-entered parts of (one reference, taken at the first)
 	nextBound   boundKind          // the bound of its next queueing
 	objReleased bool               // its *Lease was released (or downgraded)
-	started     time.Time
-	waited      bool // it held later than the step that started it
+	blocked     bool               // a part of it had to wait
+	waited      bool               // it held after waiting
 	since       time.Time
 	bound       boundKind
 }
@@ -130,6 +130,9 @@ type model struct {
 	// get the next sequence numbers in creation order.
 	dry bool
 	seq int64
+	// quiet is the acquire the step being applied starts, on a settled
+	// system (see holds).
+	quiet *mop
 }
 
 func newModel(resources []string, limits map[string]int) *model {
@@ -164,8 +167,13 @@ func (m *model) seen(res string, n *mnode) []*mnode {
 	return out
 }
 
-// holds says whether n holds, if that is known yet: a pending node is
-// behind every seen node, but in no known order with other pending ones.
+// holds says whether n holds, if that is known yet. A pending node is
+// behind every seen node, but in no known order with the other nodes made
+// at the same time, including those still to be made in the same cascade:
+// it may be known not to hold (nodes seen ahead already stop it), but that
+// it holds is known only once it is seen. Except for the acquire a step
+// starts on a settled system (quiet): nothing else is being made, so only
+// the pending nodes already there can come ahead of it.
 func (m *model) holds(n *mnode) (held, known bool) {
 	if n.held {
 		return true, true
@@ -176,6 +184,9 @@ func (m *model) holds(n *mnode) (held, known bool) {
 	}
 	if n.known {
 		return true, true
+	}
+	if n.op != m.quiet {
+		return false, false
 	}
 	for _, o := range m.queues[n.res] {
 		if o != n && !o.known {
@@ -191,7 +202,6 @@ func (m *model) holds(n *mnode) (held, known bool) {
 func (m *model) addOp(x *mop) {
 	x.nodes = map[string]*mnode{}
 	x.seqs = map[string][]int64{}
-	x.started = m.now
 	m.ops = append(m.ops, x)
 	m.byID[x.id] = x
 }
@@ -309,6 +319,7 @@ func (m *model) settle() {
 			case !known:
 				continue
 			case !held:
+				x.blocked = true
 				if x.onBlock != nil {
 					m.fail(x, x.onBlock, x.blockBound)
 					changed = true
@@ -335,7 +346,7 @@ func (m *model) grant(x *mop) {
 		}
 	}
 	x.status, x.lease, x.since, x.bound = opHeld, l, m.now, x.grantBound
-	x.waited = !m.now.Equal(x.started)
+	x.waited = x.blocked
 }
 
 // fail ends x's acquire with err: its nodes go, its re-entry is given back.

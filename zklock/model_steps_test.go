@@ -96,10 +96,14 @@ func (s step) String() string {
 // nothing, if the step does not apply in this state (a sequence made on
 // one run can meet another state on another, see model_test.go).
 func (m *model) apply(s step, index int) (want error, ok bool) {
-	defer m.settle()
+	defer func() {
+		m.settle()
+		m.quiet = nil
+	}()
 	newOp := func(parts []string) *mop {
 		x := &mop{id: s.newOp, client: s.client, step: index, res: s.res, mode: s.mode, parts: parts}
 		m.addOp(x)
+		m.quiet = x
 		return x
 	}
 	switch s.kind {

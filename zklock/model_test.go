@@ -81,6 +81,7 @@ func TestIntegration_Model(t *testing.T) {
 const (
 	modelHandoff     = 2 * time.Second
 	modelTryBound    = time.Second
+	modelTryGiveUp   = 900 * time.Millisecond // a try's bound on ZooKeeper (min(4s/3, 1s)), less a margin
 	modelExpiry      = testSessionTimeout
 	modelWaitLimit   = 200 * time.Millisecond // MaxWait and deadlines of the steps
 	modelStepLimit   = 30 * time.Second
@@ -141,6 +142,7 @@ func envInt(t *testing.T, name string) int {
 // modelStats are the figures of a run.
 type modelStats struct {
 	steps, acquires, skipped atomic.Int64
+	triedOut                 atomic.Int64 // tries that gave up on a slow ZooKeeper (ErrUnavailable)
 	mu                       sync.Mutex
 	handoffs, tries, losses  []time.Duration
 }
@@ -159,8 +161,8 @@ func (s *modelStats) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return fmt.Sprintf("%d steps (%d skipped: did not apply to the state reached), %d acquires; "+
-		"hand-off %s; try answer %s; loss told %s",
-		s.steps.Load(), s.skipped.Load(), s.acquires.Load(), spread(s.handoffs), spread(s.tries), spread(s.losses))
+		"hand-off %s; try answer %s (%d gave up on a slow server); loss told %s",
+		s.steps.Load(), s.skipped.Load(), s.acquires.Load(), spread(s.handoffs), spread(s.tries), s.triedOut.Load(), spread(s.losses))
 }
 
 // spread returns the median and the maximum of ds.
