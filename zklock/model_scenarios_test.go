@@ -3,6 +3,8 @@ package zklock_test
 import (
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -30,7 +32,7 @@ func deleteNode(op int, res string) step { return step{kind: stDelete, op: op, r
 var modelScenarios = []modelScenario{{
 	// Item 0: a waiter whose node an operator deleted queues again; its
 	// lease must then be lost as soon as its new node is deleted.
-	name: "item0/requeued-waiter-loses-its-lease",
+	name: "item0-requeued-waiter-loses-its-lease",
 	steps: []step{
 		acq(0, 1, "a", zklock.Exclusive),
 		acq(1, 2, "a", zklock.Exclusive),
@@ -43,7 +45,7 @@ var modelScenarios = []modelScenario{{
 	},
 }, {
 	// Item 0: the same after the waiter's session expired.
-	name: "item0/waiter-requeued-after-expiry-loses-its-lease",
+	name: "item0-waiter-requeued-after-expiry-loses-its-lease",
 	steps: []step{
 		acq(0, 1, "a", zklock.Exclusive),
 		acq(1, 2, "a", zklock.Write),
@@ -56,7 +58,7 @@ var modelScenarios = []modelScenario{{
 }, {
 	// Item 0b: a multi-resource acquire that loses the part it holds
 	// while it waits for the next starts over.
-	name: "item0b/lost-part-starts-over",
+	name: "item0b-lost-part-starts-over",
 	steps: []step{
 		acq(1, 1, "b", zklock.Exclusive),
 		{kind: stAcquire, client: 0, newOp: 2, res: []string{"a", "b"}, mode: zklock.Exclusive},
@@ -68,7 +70,7 @@ var modelScenarios = []modelScenario{{
 }, {
 	// Item 0b: AcquireAll under the context of a lease that holds some of
 	// its resources re-enters those and acquires the rest.
-	name: "item0b/acquireall-reenters-in-part",
+	name: "item0b-acquireall-reenters-in-part",
 	steps: []step{
 		acq(0, 1, "a", zklock.Exclusive),
 		{kind: stReenter, client: 0, op: 1, newOp: 2, res: []string{"a", "b"}, mode: zklock.Exclusive},
@@ -81,7 +83,7 @@ var modelScenarios = []modelScenario{{
 	},
 }, {
 	// Item 1: a semaphore hands a slot on whichever holder leaves.
-	name:  "item1/semaphore-second-holder-leaves",
+	name:  "item1-semaphore-second-holder-leaves",
 	limit: 2,
 	steps: []step{
 		sem(0, 1, "s", 2),
@@ -92,7 +94,7 @@ var modelScenarios = []modelScenario{{
 		release(1),
 	},
 }, {
-	name:  "item1/semaphore-out-of-order-limit-3",
+	name:  "item1-semaphore-out-of-order-limit-3",
 	limit: 3,
 	steps: []step{
 		sem(0, 1, "s", 3),
@@ -108,7 +110,7 @@ var modelScenarios = []modelScenario{{
 	},
 }, {
 	// Downgrade of a re-entered lease is refused (item 0b, related).
-	name: "item0b/downgrade-of-a-reentered-lease",
+	name: "item0b-downgrade-of-a-reentered-lease",
 	steps: []step{
 		acq(0, 1, "a", zklock.Write),
 		{kind: stReenter, client: 0, op: 1, newOp: 2, res: []string{"a"}, mode: zklock.Write},
@@ -117,12 +119,48 @@ var modelScenarios = []modelScenario{{
 		{kind: stDowngrade, op: 1, newOp: 4},
 		release(4),
 	},
+}, {
+	// Downgrade is refused with a writer queued behind the lease, and
+	// otherwise lets the readers queued behind it in at once.
+	name: "downgrade-past-readers-not-writers",
+	steps: []step{
+		acq(0, 1, "a", zklock.Write),
+		acq(1, 2, "a", zklock.Read),
+		acq(2, 3, "a", zklock.Write),
+		{kind: stDowngrade, op: 1, newOp: 4},
+		{kind: stCancel, op: 3},
+		{kind: stDowngrade, op: 1, newOp: 5},
+		release(2),
+		release(5),
+	},
+}, {
+	// MemoryLocker parity (item 0b, related): Limit(1) then Limit(2) on
+	// the same live queue is refused, not a second holder.
+	name:  "item0b-semaphore-limit-mismatch",
+	limit: 1,
+	steps: []step{
+		sem(0, 1, "s", 1),
+		{kind: stMismatch, client: 1, newOp: 2, res: []string{"s"}, mode: zklock.Semaphore, limit: 2},
+		sem(2, 3, "s", 1),
+		release(1),
+		release(3),
+	},
+}, {
+	// Item 2: Try with MaxWait is refused the same way everywhere.
+	name: "item2-try-with-maxwait",
+	steps: []step{
+		acq(0, 1, "a", zklock.Exclusive),
+		{kind: stTryMaxWait, client: 1, newOp: 2, res: []string{"a"}, mode: zklock.Exclusive},
+		{kind: stTryMaxWait, client: 1, newOp: 3, res: []string{"b"}, mode: zklock.Read},
+		release(1),
+	},
 }}
 
 // TestIntegration_ModelScenarios runs the sequences of issue 18 that
 // broke a contract through the model-based runner, on a MemoryLocker and
 // on ZooKeeper.
 func TestIntegration_ModelScenarios(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, sc := range modelScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			setup := modelSetup{rw: []string{"a", "b", "c"}, sema: []string{"s", "t"}, limit: max(sc.limit, 1), clients: 3}
