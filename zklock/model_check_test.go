@@ -140,28 +140,37 @@ func (r *runner) compareLease(obs observation, x *mop, s opSnap) []issue {
 		if err != nil {
 			return []issue{{fatal: true, msg: fmt.Sprintf("op%d's lease ended (%v), the model says it is held", x.id, err)}}
 		}
-		if l.id != x.id || l.parent != nil {
-			return nil
+		if l.id != x.id {
+			return nil // a re-entry: checked with the lease's own op
 		}
-		// Its nodes and token are those of its own nodes.
-		var paths []string
+		// Its parts, in canonical order: its own nodes, and the nodes of
+		// the lease it re-entered parts of; each part's token is its
+		// node's (czxid on ZooKeeper), the lease's the largest.
+		var want []zklock.Part
 		var token int64
-		for _, n := range l.own {
-			for _, rn := range obs.nodes[n.res] {
-				if n.known && rn.seq == n.seq && r.opOf(rn) == n.op.id {
-					paths = append(paths, rn.path)
-					token = max(token, rn.token)
+		for _, res := range l.res {
+			n := x.nodes[res]
+			if n == nil && l.parent != nil {
+				if i := slices.IndexFunc(l.parent.own, func(p *mnode) bool { return p.res == res }); i >= 0 {
+					n = l.parent.own[i]
 				}
 			}
+			if n == nil || !n.known {
+				return nil
+			}
+			i := slices.IndexFunc(obs.nodes[res], func(rn realNode) bool { return rn.seq == n.seq && r.opOf(rn) == n.op.id })
+			if i < 0 {
+				return nil // reported with the queues
+			}
+			rn := obs.nodes[res][i]
+			want = append(want, zklock.Part{Resource: res, Path: rn.path, Token: rn.token})
+			token = max(token, rn.token)
 		}
-		if len(paths) != len(l.own) {
-			return nil // reported with the queues
-		}
-		if got := s.lease.Paths(); !slices.Equal(got, paths) {
-			return []issue{{fatal: true, msg: fmt.Sprintf("op%d's lease has nodes %v, the model says %v", x.id, got, paths)}}
+		if got := s.lease.Parts(); !slices.Equal(got, want) {
+			return []issue{{fatal: true, msg: fmt.Sprintf("op%d's lease has parts %v, the model says %v", x.id, got, want)}}
 		}
 		if got := s.lease.Token(); got != token {
-			return []issue{{fatal: true, msg: fmt.Sprintf("op%d's lease has token %d, its nodes' is %d", x.id, got, token)}}
+			return []issue{{fatal: true, msg: fmt.Sprintf("op%d's lease has token %d, its nodes' largest is %d", x.id, got, token)}}
 		}
 	case leaseReleased:
 		switch {

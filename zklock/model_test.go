@@ -34,7 +34,7 @@ import (
 // there for a moment. It checks who holds, who waits, in which order
 // (the model learns the order of nodes made at once from their sequence
 // numbers), every answer and error, every loss and its reason, each
-// lease's nodes and fencing token, that no two live leases conflict by the
+// lease's parts and fencing tokens, that no two live leases conflict by the
 // recipe's rule at any look, and at the end that no lock node is left and
 // no goroutine leaked.
 //
