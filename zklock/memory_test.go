@@ -264,6 +264,19 @@ func TestMemoryLockerDowngrade(t *testing.T) {
 	if _, err := w.Downgrade(ctx); !errors.Is(err, zklock.ErrReleased) {
 		t.Fatalf("downgrade after release: %v, want ErrReleased", err)
 	}
+
+	// A Lease already released, whose state a re-entry keeps: its
+	// holder gave it up, so it cannot be downgraded either.
+	w, _ = m.Acquire(ctx, "doc", zklock.Write)
+	inner, _ = m.Acquire(w.Context(ctx), "doc", zklock.Write)
+	w.Release(ctx)
+	if _, err := w.Downgrade(ctx); !errors.Is(err, zklock.ErrReleased) {
+		t.Fatalf("downgrade through a released Lease: %v, want ErrReleased", err)
+	}
+	if inner.Err() != nil {
+		t.Fatalf("the re-entry lost its lease: %v", inner.Err())
+	}
+	inner.Release(ctx)
 }
 
 // AcquireAll under the context of a lease that holds some of the
