@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz proto chaos
+.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz proto chaos model
 
 demo: ## run the demo (installs and starts a local ZooKeeper when ZKLOCK_SERVERS is unset)
 	scripts/demo.sh
@@ -33,6 +33,10 @@ bench-quick:
 chaos: ## fault campaign on a local 3-node ensemble: kill/pause/cut off holders, kill/restart servers; checks the history (CHAOS=long: the release run)
 	scripts/ensure-zookeeper.sh
 	$(GO) run ./cmd/zklock-chaos -mode $(or $(CHAOS),short)
+
+model: ## the model-based test's release run: thousands of seeded steps on ZooKeeper and the MemoryLocker (~10 min)
+	scripts/ensure-zookeeper.sh
+	ZKLOCK_MODEL=long $(GO) test -count=1 -run 'TestIntegration_Model$$' -v -timeout 60m ./zklock
 
 fuzz: ## half a minute of each fuzz target
 	$(GO) test -run XXX -fuzz FuzzEscapeResource -fuzztime 30s ./zklock

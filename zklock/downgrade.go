@@ -24,6 +24,11 @@ import (
 // deadlocks in every read/write lock recipe.
 func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	st := l.st
+	if l.released.Load() {
+		// This Lease was released (its state may live on for a re-entry
+		// that still holds it): it has nothing left to downgrade.
+		return nil, ErrReleased
+	}
 	if d, ok := st.owner.(downgrader); ok {
 		return d.downgrade(ctx, l)
 	}

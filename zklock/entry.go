@@ -22,6 +22,10 @@ type nodeEntry struct {
 	st        *leaseState   // set once held
 	releasing bool
 	watchT    *time.Timer // pending deferred watch on the node (see watchLater)
+	// watched: this session has a data watch on the node (set by its
+	// waiter, by rearm, or by a local successor: see awaitLocal), so its
+	// deletion by anyone reaches the client.
+	watched atomic.Bool
 }
 
 // watchLater sets the data watch on a node held at once after delay,
@@ -55,6 +59,7 @@ func (c *Client) rearm(ctx context.Context, e *nodeEntry) {
 		data, _, _, err := c.conn.GetW(e.path)
 		switch {
 		case err == nil:
+			e.watched.Store(true)
 			c.mu.Lock()
 			st := e.st
 			c.mu.Unlock()

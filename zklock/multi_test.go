@@ -297,3 +297,31 @@ func TestIntegration_EventResources(t *testing.T) {
 		}
 	}
 }
+
+// A Lease already released cannot be downgraded through, even while a
+// re-entry keeps its node: the write lock is the re-entry's now.
+func TestIntegration_DowngradeOfAReleasedLease(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	c := newClient(t, root)
+	outer, err := c.Acquire(ctx, "r", zklock.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := c.Acquire(outer.Context(ctx), "r", zklock.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := outer.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outer.Downgrade(ctx); !errors.Is(err, zklock.ErrReleased) {
+		t.Fatalf("Downgrade of a released Lease = %v; want ErrReleased", err)
+	}
+	if n := lockNodes(t, c.Conn(), root); len(n) != 1 || inner.Err() != nil {
+		t.Fatalf("nodes %v, inner lease %v; want the write node, still held", n, inner.Err())
+	}
+	if err := inner.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

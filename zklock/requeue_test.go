@@ -1,6 +1,7 @@
 package zklock_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -224,4 +225,74 @@ func TestIntegration_RequeueAfterSessionExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	lostWithin(t, l, zklock.LossNodeDeleted, time.Second)
+}
+
+// A reader of client C queued behind C's own waiting writer, which has no
+// watch on its node (it is not next in line): an operator deletes the
+// writer's node. The rule now lets the reader hold (only readers are
+// ahead), and it must, within a hand-off, though no watch of the writer's
+// own told C (found by the model-based test, seed 2500721371).
+func TestIntegration_LocalWaiterBehindADeletedWaiter(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	other := newClient(t, root)
+	c := newClient(t, root)
+	op := newClient(t, root)
+	r0, err := other.Acquire(ctx, "b", zklock.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r0.Release(ctx)
+	r1, err := c.Acquire(ctx, "b", zklock.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Release(ctx)
+	writer := make(chan error, 1)
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	go func() {
+		_, err := c.Acquire(wctx, "b", zklock.Exclusive)
+		writer <- err
+	}()
+	var xPath string
+	eventually(t, "the writer queued", func() bool {
+		for _, l := range c.Locks() {
+			if l.Mode == zklock.Exclusive && l.Position == 2 {
+				xPath = l.Path
+				return true
+			}
+		}
+		return false
+	})
+	reader := make(chan error, 1)
+	go func() {
+		l, err := c.Acquire(ctx, "b", zklock.Read)
+		if err == nil {
+			err = l.Release(ctx)
+		}
+		reader <- err
+	}()
+	eventually(t, "the reader queued behind the writer", func() bool {
+		for _, l := range c.Locks() {
+			if l.Mode == zklock.Read && l.Position == 3 {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(100 * time.Millisecond)
+	if err := op.Conn().Delete(xPath, -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-reader:
+		if err != nil {
+			t.Fatalf("reader: %v", err)
+		}
+	case <-time.After(handoffBound):
+		t.Fatalf("the reader did not hold %v after the writer ahead of it was deleted", handoffBound)
+	}
+	wcancel()
+	<-writer
 }

@@ -49,6 +49,12 @@ type node struct {
 	ownWatched bool
 }
 
+// setOwnWatched records that our session has a data watch on the node.
+func (n *node) setOwnWatched() {
+	n.ownWatched = true
+	n.entry.watched.Store(true)
+}
+
 func (w *waiter) wait(ctx context.Context) error {
 	for {
 		sid, err := w.c.waitReady(ctx)

@@ -29,7 +29,19 @@ func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry) (bool, error) 
 		}); err != nil {
 			return false, err
 		}
-		w.n.ownWatched = true
+		w.n.setOwnWatched()
+	}
+	w.c.mu.Lock()
+	held := pred.st != nil
+	w.c.mu.Unlock()
+	if !held && !pred.watched.Load() {
+		// pred waits, and nothing of ours watches its node: if someone
+		// else deleted it, no event would reach this client, and we
+		// would wait for its waiter's next listing, which may never come
+		// while what it waits for is held. Watch it for us.
+		if err := w.watchLocal(ctx, pred); err != nil {
+			return false, err
+		}
 	}
 	if err := w.until(ctx, pred.gone); err != nil {
 		return false, err
@@ -41,6 +53,36 @@ func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry) (bool, error) 
 		return false, nil // it never held: what was ahead of it may remain
 	}
 	return true, w.until(ctx, st.ctx.Done())
+}
+
+// watchLocal sets a data watch on pred, a waiting node of this client, so
+// that its deletion by someone else reaches the client (onEvent drops it
+// and closes its gone channel). A node already gone is dropped at once.
+func (w *waiter) watchLocal(ctx context.Context, pred *nodeEntry) error {
+	for {
+		_, err := call(ctx, func() (struct{}, error) {
+			_, _, _, err := w.c.conn.GetW(pred.path)
+			return struct{}{}, err
+		})
+		switch {
+		case err == nil:
+			pred.watched.Store(true)
+			return nil
+		case errors.Is(err, zk.ErrNoNode):
+			w.c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: pred.path})
+			return nil
+		case isConnErr(err):
+			if err := w.sameSession(ctx); err != nil {
+				return err
+			}
+		case errors.Is(err, zk.ErrSessionExpired):
+			return errRestart
+		case isCtxErr(err):
+			return err
+		default:
+			return mapErr(err)
+		}
+	}
 }
 
 // until waits for ch to close. It returns errRestart if our node goes
@@ -124,7 +166,8 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.n.token, w.n.ownWatched = st.Czxid, true
+	w.n.token = st.Czxid
+	w.n.setOwnWatched()
 	return kids, nil
 }
 
@@ -225,7 +268,7 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 		if needOwn {
 			switch {
 			case r.ownErr == nil:
-				w.n.ownWatched = true
+				w.n.setOwnWatched()
 			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
 				return errRestart
 			case isConnErr(r.ownErr):

@@ -18,9 +18,9 @@ func call[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	if ctx.Done() == nil {
 		return fn()
 	}
-	if err := ctx.Err(); err != nil {
+	if ctx.Err() != nil {
 		var zero T
-		return zero, err
+		return zero, ctxErr(ctx) // its cause, if ours (errPartLost, ErrWaitTimeout)
 	}
 	type result struct {
 		v   T
