@@ -50,16 +50,17 @@ type leaseState struct {
 	ctx       context.Context // done when the lease ends; its cause says why
 	cancel    context.CancelCauseFunc
 
-	mu        sync.Mutex
-	derived   map[*int]derivedCtx // contexts from Lease.Context
-	revoke    chan struct{}       // closed on a revocation request
-	lenders   []*leaseState       // leases parts were borrowed from (see borrow)
-	unlend    []func() bool       // stop the loss hooks set by borrow
-	refs      int
-	releasing bool
-	ended     bool
-	err       error
-	done      chan struct{}
+	mu         sync.Mutex
+	derived    map[*int]derivedCtx // contexts from Lease.Context
+	revoke     chan struct{}       // closed on a revocation request
+	lenders    []*leaseState       // leases parts were borrowed from (see borrow)
+	driverHeld Held                // a Driver's lease (NewLocker), until released or dropped
+	unlend     []func() bool       // stop the loss hooks set by borrow
+	refs       int
+	releasing  bool
+	ended      bool
+	err        error
+	done       chan struct{}
 }
 
 func newLeaseState(owner releaser, id uint64, resources []string, mode Mode) *leaseState {
@@ -292,4 +293,13 @@ func joinResources(resources []string) string {
 		return resources[0]
 	}
 	return strings.Join(resources, ",")
+}
+
+// takeDriverHeld returns the Driver's lease behind st, once.
+func (st *leaseState) takeDriverHeld() Held {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	h := st.driverHeld
+	st.driverHeld = nil
+	return h
 }

@@ -2,7 +2,6 @@ package zklock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,7 +18,10 @@ import (
 // LoseResource). A multi-resource acquire that loses a part it holds
 // while it waits for another gives everything back and queues again. A
 // release wakes only the waiters it lets hold. It is meant for unit tests
-// of code that takes a Locker; it locks nothing across processes.
+// of code that takes a Locker; it locks nothing across processes. It runs
+// on the same acquire shell as the Client and NewLocker (options, names,
+// re-entry, MaxWait, events), and passes the same conformance suite
+// (package lockertest).
 type MemoryLocker struct {
 	observers []Observer
 
@@ -61,8 +63,6 @@ func (w *memWaiter) signal() {
 	}
 }
 
-var _ Locker = (*MemoryLocker)(nil)
-
 // NewMemoryLocker returns an empty MemoryLocker reporting to observers.
 func NewMemoryLocker(observers ...Observer) *MemoryLocker {
 	return &MemoryLocker{observers: observers, queues: make(map[string]*memQueue)}
@@ -75,87 +75,41 @@ func (m *MemoryLocker) Acquire(ctx context.Context, resource string, opts ...Acq
 
 // AcquireAll behaves like Client.AcquireAll.
 func (m *MemoryLocker) AcquireAll(ctx context.Context, resources []string, opts ...AcquireOption) (*Lease, error) {
-	cfg := newAcquireConfig(opts)
-	if len(resources) == 0 {
-		return nil, &ResourceError{Reason: "no resources given"}
-	}
-	if cfg.mode < Exclusive || cfg.mode > Semaphore {
-		return nil, fmt.Errorf("%w: mode %v: acquire Exclusive, Read or Write, or a semaphore with Limit", ErrInvalidOption, cfg.mode)
-	}
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
-	if cfg.mode == Semaphore && cfg.limit < 1 {
-		return nil, fmt.Errorf("%w: semaphore limit must be at least 1", ErrInvalidOption)
-	}
-	keys := make([]string, len(resources))
-	for i, r := range resources {
-		var err error
-		if cfg.raw {
-			err = validateZnodePath(r)
-		} else {
-			err = ValidateResource(r)
-		}
-		if err != nil {
-			return nil, err
-		}
-		keys[i] = r
-	}
-	slices.Sort(keys)
-	for i := 1; i < len(keys); i++ {
-		if keys[i] == keys[i-1] {
-			return nil, &ResourceError{Resource: keys[i], Reason: "listed twice"}
-		}
-	}
-	whole, lenders, err := reenter(ctx, m, keys, cfg.mode)
-	if whole != nil || err != nil {
-		return whole, err
-	}
-	name := strings.Join(resources, ",")
-	st, start, wctx, cancel := beginAcquire(ctx, m, resources, cfg)
-	defer cancel()
-	for {
-		failed, err := m.acquireParts(wctx, st, keys, lenders, cfg)
-		if err == nil {
-			break
-		}
-		st.abandon()
-		if errors.Is(err, errPartLost) && wctx.Err() == nil {
-			// A part it held was lost: everything was given back; queue
-			// again for all of them.
-			st = newLeaseState(m, st.id, resources, cfg.mode)
-			if _, lenders, err = reenter(ctx, m, keys, cfg.mode); err == nil {
-				continue
-			}
-		}
-		if errors.Is(err, errPartLost) {
-			err = ctxErr(wctx)
-		}
-		err = fmt.Errorf("zklock: acquire %q: %w", failed, err)
-		m.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: name, Resources: resources, Mode: cfg.mode, Wait: time.Since(start), Err: err})
-		return nil, err
-	}
-	st.mu.Lock()
-	st.acquired = time.Now()
-	st.waited = st.acquired.Sub(start)
-	st.mu.Unlock()
-	m.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: name, Resources: resources, Mode: cfg.mode, Path: st.holds[0].path,
-		Wait: st.waited, Token: st.Token(), Time: st.acquired})
-	return &Lease{st: st}, nil
+	return acquireWith(ctx, m, resources, newAcquireConfig(opts))
 }
+
+// key is the MemoryLocker's queue key: the resource name, or the raw path.
+func (m *MemoryLocker) key(resource string, raw bool) (string, error) {
+	if raw {
+		return resource, validateZnodePath(resource)
+	}
+	return resource, ValidateResource(resource)
+}
+
+// check refuses elections: the MemoryLocker has no Campaign.
+func (m *MemoryLocker) check(cfg acquireConfig) error {
+	if cfg.mode == Election {
+		return fmt.Errorf("%w: the MemoryLocker holds no elections", ErrInvalidOption)
+	}
+	return nil
+}
+
+func (m *MemoryLocker) answerBound() time.Duration { return 0 } // it answers at once
+func (m *MemoryLocker) annotate(err error) error   { return err }
+func (m *MemoryLocker) acquired()                  {}
 
 // acquireParts takes each part in canonical order: borrowed from a lease
 // in the context that holds it, or queued for.
-func (m *MemoryLocker) acquireParts(ctx context.Context, st *leaseState, keys []string, lenders map[string]*leaseState, cfg acquireConfig) (string, error) {
-	for _, k := range keys {
-		if l := lenders[k]; l != nil && st.borrow(l, k) {
+func (m *MemoryLocker) acquireParts(ctx context.Context, st *leaseState, p acquireParts) (target, int64, error) {
+	for _, t := range p.ts {
+		if l := p.lenders[t.parent]; l != nil && st.borrow(l, t.parent) {
 			continue
 		}
-		if err := m.wait(ctx, st, k, cfg, len(keys) > 1); err != nil {
-			return k, err
+		if err := m.wait(ctx, st, t.parent, p.cfg, len(p.ts) > 1); err != nil {
+			return t, 0, err
 		}
 	}
-	return "", nil
+	return target{}, 0, nil
 }
 
 // wait queues a node for key and waits until the rule lets it hold. A
