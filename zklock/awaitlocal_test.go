@@ -18,6 +18,7 @@ func TestAwaitLocalWaitsForTheLeaseToEnd(t *testing.T) {
 
 	// A node ahead that never held: not a hand-off.
 	never := &nodeEntry{gone: make(chan struct{})}
+	never.watched.Store(true) // its waiter watches it: awaitLocal adds no watch
 	close(never.gone)
 	if held, err := w.awaitLocal(ctx, never); held || err != nil {
 		t.Fatalf("after a node that never held: held %v, err %v; want false, nil", held, err)
