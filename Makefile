@@ -44,6 +44,8 @@ fuzz: ## half a minute of each fuzz target
 	$(GO) test -run XXX -fuzz FuzzOwnerLabel -fuzztime 30s ./zklock
 	$(GO) test -run XXX -fuzz FuzzParseDSN -fuzztime 30s ./zklock
 	$(GO) test -run XXX -fuzz FuzzParse -fuzztime 30s ./internal/duration
+	$(GO) test -run XXX -fuzz FuzzSplit -fuzztime 30s ./zklock/internal/zkwire
+	$(GO) test -run XXX -fuzz FuzzParse -fuzztime 30s ./zklock/internal/zkwire
 
 # Regenerates examples/grpc/bankpb from bank.proto. Needs protoc
 # (apt-get install -y protobuf-compiler) and the plugins:

@@ -1,0 +1,23 @@
+package zkwire
+
+// WantRequests is the Want for the client's side of a connection: its
+// first frame is the connect request, of which nothing is read (a reader
+// needs only to know it was sent), and each later frame is a request, of
+// which RequestWant.
+func WantRequests(head []byte, frame int) int {
+	if frame == 1 {
+		return 0
+	}
+	return RequestWant(head)
+}
+
+// WantReplies is the Want for the server's side of a connection: its first
+// frame is the connect response, of which ConnectResponseLen bytes are
+// read, and each later frame a reply or a notification, of which
+// ReplyHeaderLen.
+func WantReplies(head []byte, frame int) int {
+	if frame == 1 {
+		return ConnectResponseLen
+	}
+	return ReplyHeaderLen
+}
