@@ -22,7 +22,8 @@ import (
 type Client struct {
 	cfg   clientConfig
 	conn  *zk.Conn
-	live  *liveness
+	live  sessionWire // what the wire tells of the session (see tracker)
+	wire  createWire  // what the wire tells of our creates
 	log   *slog.Logger
 	owner []byte // default node data: JSON Owner
 
@@ -71,9 +72,11 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	}
 	host, _ := os.Hostname()
 	owner, _ := json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})
+	tr := newTracker()
 	c := &Client{
 		cfg:     cfg,
-		live:    &liveness{},
+		live:    tr.live,
+		wire:    tr,
 		log:     cfg.logger,
 		owner:   owner,
 		wake:    make(chan struct{}, 1),
@@ -91,7 +94,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			lastDialErr.Store(err)
 			return nil, err
 		}
-		return c.live.wrap(nc), nil
+		return tr.dial(nc), nil
 	}
 	conn, _, err := zk.Connect(servers, cfg.sessionTimeout,
 		zk.WithDialer(dial), zk.WithEventCallback(c.onEvent),
@@ -258,9 +261,7 @@ func (c *Client) onSessionEvent(state zk.State) {
 	c.mu.Lock()
 	switch state {
 	case zk.StateHasSession:
-		c.live.mu.Lock()
-		sid := c.live.sessionID
-		c.live.mu.Unlock()
+		sid := c.live.sessionID()
 		if c.sessionID != 0 && sid != c.sessionID {
 			lost = c.dropSessionLocked(c.sessionID)
 		}

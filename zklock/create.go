@@ -44,7 +44,7 @@ func (w *waiter) create(ctx context.Context) error {
 			id: id, sid: w.sid, count: !w.cfg.raw && w.cfg.mode != Semaphore})
 		switch {
 		case err == nil:
-			token := c.live.takeCreated(prefix)
+			token := c.wire.created(prefix)
 			if !w.register(path) {
 				return w.sessionChanged(path)
 			}
@@ -240,7 +240,7 @@ func (c *Client) createAndList(r createReq) (path string, names []string, err er
 		}
 		return path, names, nil
 	}
-	written, stop := c.live.notifyWritten(r.prefix)
+	written, stop := c.wire.written(r.prefix)
 	type created struct {
 		path string
 		err  error

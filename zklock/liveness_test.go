@@ -1,82 +1,79 @@
 package zklock
 
 import (
-	"encoding/binary"
+	"io"
 	"testing"
 	"time"
 )
 
-func frame(body ...[]byte) []byte {
-	var b []byte
-	for _, x := range body {
-		b = append(b, x...)
-	}
-	out := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
-	return append(out, b...)
-}
-
-func i32(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
-func i64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
-
-// The scanner finds frame boundaries however the stream is cut.
-func TestFrameScanner(t *testing.T) {
-	stream := append(frame(i32(0), i32(4000), i64(0x1234), make([]byte, 16)), frame(i32(-2), i64(5), i32(0))...)
-	stream = append(stream, frame(i32(-1), make([]byte, 40))...)
-	stream = append(stream, frame(i32(7))...)
-	for chunk := 1; chunk <= len(stream); chunk++ {
-		s := frameScanner{want: readWant}
-		var got [][]byte
-		for i := 0; i < len(stream); i += chunk {
-			s.scan(stream[i:min(i+chunk, len(stream))], func(h []byte, _ int) { got = append(got, append([]byte(nil), h...)) })
-		}
-		if len(got) != 4 {
-			t.Fatalf("chunk %d: %d frames", chunk, len(got))
-		}
-		if len(got[0]) != 16 || binary.BigEndian.Uint32(got[0][4:8]) != 4000 {
-			t.Fatalf("chunk %d: connect response header %x", chunk, got[0])
-		}
-		for i, xid := range []int32{-2, -1, 7} {
-			if int32(binary.BigEndian.Uint32(got[i+1])) != xid {
-				t.Fatalf("chunk %d: frame %d xid %x", chunk, i+1, got[i+1])
-			}
-		}
-	}
-}
-
 // The anchor is the send time of the oldest unanswered request when an
-// answer arrives; watch notifications do not move it.
+// answer arrives; watch notifications do not move it. The requests' send
+// times are given; the server's frames are read through a tap.
 func TestLivenessAnchor(t *testing.T) {
 	l := &liveness{}
-	tc := l.wrap(nil).(*trackedConn)
+	gen, resumed := l.connecting()
+	if resumed {
+		t.Fatal("a first connection resumes a session")
+	}
+	sc := &scriptConn{}
+	tp := newTap(sc, gen, []tapSubscriber{l})
+	read := func(f []byte) {
+		t.Helper()
+		sc.serve(f)
+		if _, err := io.ReadFull(tp, make([]byte, len(f))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t0 := time.Now()
-	l.sent(tc.gen, t0, nil, true) // connect request
-	l.received(tc.gen, append(append(i32(0), i32(6000)...), i64(42)...), true)
-	if a, to := l.snapshot(); !a.Equal(t0) || to != 6*time.Second || l.sessionID != 42 {
-		t.Fatalf("after connect: anchor %v timeout %v session %d", a, to, l.sessionID)
+	l.requestSent(requestSent{conn: gen, at: t0, connect: true})
+	read(frame(i32(0), i32(6000), i64(42), i32(16), make([]byte, 16)))
+	if a, to := l.snapshot(); !a.Equal(t0) || to != 6*time.Second || l.sessionID() != 42 {
+		t.Fatalf("after connect: anchor %v timeout %v session %d", a, to, l.sessionID())
 	}
 	t1, t2 := t0.Add(time.Second), t0.Add(2*time.Second)
-	l.sent(tc.gen, t1, append(i32(1), i32(4)...), false)
-	l.sent(tc.gen, t2, append(i32(2), i32(4)...), false)
-	l.received(tc.gen, i32(-1), false) // a watch event answers nothing
+	l.requestSent(requestSent{conn: gen, at: t1, xid: 1, op: 4})
+	l.requestSent(requestSent{conn: gen, at: t2, xid: 2, op: 4})
+	read(frame(i32(-1), i64(-1), i32(0), i32(3), i32(2), i32(1), []byte("/"))) // a watch event answers nothing
 	if a, _ := l.snapshot(); !a.Equal(t0) {
 		t.Fatalf("watch event moved the anchor to %v", a)
 	}
-	l.received(tc.gen, append(append(i32(1), i64(0x99)...), i32(0)...), false)
+	read(frame(i32(1), i64(0x99), i32(0)))
 	if a, _ := l.snapshot(); !a.Equal(t1) {
 		t.Fatalf("anchor %v, want the oldest request's send time %v", a, t1)
 	}
 	// Frames of an old connection are ignored.
-	old := tc.gen
-	l.wrap(nil)
-	l.received(old, append(append(i32(2), i64(0x9a)...), i32(0)...), false)
+	if _, resumed := l.connecting(); !resumed {
+		t.Fatal("a connection after a session does not resume it")
+	}
+	read(frame(i32(2), i64(0x9a), i32(0)))
 	if a, _ := l.snapshot(); !a.Equal(t1) {
 		t.Fatalf("stale connection moved the anchor to %v", a)
 	}
 }
 
+// A connect response with no session (the session expired) forgets the
+// requests sent: none of them counts as heard.
+func TestLivenessExpiredSession(t *testing.T) {
+	l := &liveness{}
+	gen, _ := l.connecting()
+	t0 := time.Now()
+	l.requestSent(requestSent{conn: gen, at: t0, connect: true})
+	l.connected(connected{conn: gen, sessionID: 42, timeout: 6 * time.Second})
+	gen, _ = l.connecting()
+	l.requestSent(requestSent{conn: gen, at: t0.Add(time.Second), connect: true})
+	l.connected(connected{conn: gen, sessionID: 0})
+	l.requestSent(requestSent{conn: gen, at: t0.Add(2 * time.Second), xid: 1, op: 4})
+	l.replyRead(replyRead{conn: gen, xid: 1})
+	if a, to := l.snapshot(); !a.Equal(t0.Add(2*time.Second)) || to != 6*time.Second || l.sessionID() != 42 {
+		t.Fatalf("after an expired session: anchor %v (want the later request's), timeout %v, session %d", a.Sub(t0), to, l.sessionID())
+	}
+}
+
 // A create reply's zxid is recorded as the czxid of the path it asked for,
 // for a create alone and for a multi whose first operation is a create (an
-// acquire's counted create); a multi that starts otherwise records nothing.
+// acquire's counted create); a multi that starts otherwise records
+// nothing. The requests go through a tracked connection in writes of any
+// size.
 func TestLivenessCreateZxid(t *testing.T) {
 	path := "/zklock/r/_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-"
 	create := append(i32(int32(len(path))), path...)
@@ -89,35 +86,59 @@ func TestLivenessCreateZxid(t *testing.T) {
 		body []byte
 		want int64
 	}{
-		{"create", append(append(i32(7), i32(opCreate)...), create...), 0x1234},
-		{"multi", append(append(append(append(i32(7), i32(opMulti)...), multiOp(opCreate)...), create...),
+		{"create", append(append(i32(7), i32(1)...), create...), 0x1234},
+		{"multi", append(append(append(append(i32(7), i32(14)...), multiOp(1)...), create...),
 			append(multiOp(5), make([]byte, 20)...)...), 0x1234},
-		{"multi of other operations", append(append(append(i32(7), i32(opMulti)...), multiOp(5)...), create...), 0},
-		{"truncated multi", append(append(i32(7), i32(opMulti)...), 0, 0), 0},
+		{"multi of other operations", append(append(append(i32(7), i32(14)...), multiOp(5)...), create...), 0},
+		{"truncated multi", append(append(i32(7), i32(14)...), 0, 0), 0},
 	} {
-		req := append(frame(i32(0)), frame(tc.body)...) // connect request, then the request
+		req := append(frame(make([]byte, 44)), frame(tc.body)...) // connect request, then the request
 		for chunk := 1; chunk <= len(req); chunk += 7 {
-			l := &liveness{}
-			c := l.wrap(nil).(*trackedConn)
-			frames := 0
+			tr, rec := recordingTracker()
+			sc := &scriptConn{}
+			c := tr.dial(sc)
 			for i := 0; i < len(req); i += chunk {
-				c.wr.scan(req[i:min(i+chunk, len(req))], func(h []byte, f int) {
-					frames++
-					l.sent(c.gen, time.Now(), h, f == 1)
-				})
+				if _, err := c.Write(req[i:min(i+chunk, len(req))]); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if frames != 2 {
-				t.Fatalf("%s, chunk %d: %d frames, want 2", tc.name, chunk, frames)
+			if n := len(rec.got()); n != 2 {
+				t.Fatalf("%s, chunk %d: %d frames, want 2", tc.name, chunk, n)
 			}
-			reply := frame(i32(7), i64(0x1234), i32(0), i32(int32(len(path)+10)), []byte(path+"0000000003"))
-			c.rd.frames = 1 // past the connect reply
-			c.rd.scan(reply, func(h []byte, f int) { l.received(c.gen, h, f == 1) })
-			if z := l.takeCreated(path); z != tc.want {
+			sc.serve(frame(i32(0), i32(6000), i64(42), i32(16), make([]byte, 16)))
+			sc.serve(frame(i32(7), i64(0x1234), i32(0), i32(int32(len(path)+10)), []byte(path+"0000000003")))
+			if _, err := io.ReadAll(c); err != nil {
+				t.Fatal(err)
+			}
+			if z := tr.created(path); z != tc.want {
 				t.Fatalf("%s, chunk %d: czxid %#x, want %#x", tc.name, chunk, z, tc.want)
 			}
-			if z := l.takeCreated(path); z != 0 {
+			if z := tr.created(path); z != 0 {
 				t.Fatalf("%s: taken twice", tc.name)
 			}
 		}
+	}
+}
+
+// A create that fails (here: the queue does not exist) records no czxid,
+// and its xid is forgotten: a later reply with the same xid records
+// nothing either.
+func TestLivenessCreateFailed(t *testing.T) {
+	path := "/zklock/r/_c_x-lock-"
+	tr := newTracker()
+	sc := &scriptConn{}
+	c := tr.dial(sc)
+	req := append(frame(make([]byte, 44)), frame(i32(7), i32(1), i32(int32(len(path))), []byte(path), make([]byte, 30))...)
+	if _, err := c.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	sc.serve(frame(i32(0), i32(6000), i64(42), i32(16), make([]byte, 16)))
+	sc.serve(frame(i32(7), i64(0x1234), i32(-101))) // NoNode
+	sc.serve(frame(i32(7), i64(0x1235), i32(0)))
+	if _, err := io.ReadAll(c); err != nil {
+		t.Fatal(err)
+	}
+	if z := tr.created(path); z != 0 {
+		t.Fatalf("czxid %#x of a failed create", z)
 	}
 }

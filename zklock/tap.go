@@ -1,0 +1,135 @@
+package zklock
+
+import (
+	"net"
+	"sync"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/zkwire"
+)
+
+// The events a tap publishes, one per frame it parses.
+
+// requestSent: a request is about to be written. Every request is answered
+// by the server, in order (pings included).
+type requestSent struct {
+	conn       uint64    // the connection's generation (see liveness.connecting)
+	at         time.Time // taken before the bytes were written
+	connect    bool      // the connect request, the connection's first frame; it has no xid or opcode
+	xid        int32     // 0 if the frame is too short to hold one
+	op         int32
+	createPath string // the path a create asks for, alone or opening a multi; "" for any other request
+}
+
+// connected: the server's connect response was read.
+type connected struct {
+	conn      uint64
+	sessionID int64 // 0: the session go-zookeeper asked to resume has expired
+	timeout   time.Duration
+}
+
+// replyRead: the answer to a request was read. Watch notifications answer
+// no request and are not published.
+type replyRead struct {
+	conn uint64
+	xid  int32
+	zxid int64 // for a create, the new node's czxid
+	err  int32 // ZooKeeper's error code; 0 when the request succeeded
+}
+
+// tapSubscriber takes a tap's events. Its methods are called in the order
+// of the frames on the wire in each direction, on the goroutine that
+// writes (requestSent) or reads (connected, replyRead), and must not
+// block.
+type tapSubscriber interface {
+	requestSent(requestSent)
+	connected(connected)
+	replyRead(replyRead)
+}
+
+// tap is the bottom of a tracked connection (see tracker.dial): it parses
+// the frames go-zookeeper writes and the server sends as they pass, and
+// publishes what it reads to its subscribers. It changes no byte and adds
+// no system call.
+type tap struct {
+	net.Conn
+	conn uint64
+	subs []tapSubscriber
+
+	wmu sync.Mutex
+	wr  zkwire.Splitter
+	rmu sync.Mutex
+	rd  zkwire.Splitter
+}
+
+func newTap(c net.Conn, conn uint64, subs []tapSubscriber) *tap {
+	return &tap{Conn: c, conn: conn, subs: subs,
+		wr: zkwire.NewSplitter(zkwire.WantRequests), rd: zkwire.NewSplitter(zkwire.WantReplies)}
+}
+
+// Write publishes the requests in p, then writes them. Published after,
+// an answer read before Write returns (go-zookeeper reads on another
+// goroutine) would find no send time to match and no create to take a
+// fencing token from. A send time taken a moment early only makes the
+// liveness anchor earlier, never later; if the write fails, the connection
+// is dropped with everything published for it.
+func (t *tap) Write(p []byte) (int, error) {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	now := time.Now()
+	t.wr.Split(p, func(head []byte, frame int) { t.sent(now, head, frame) })
+	return t.Conn.Write(p)
+}
+
+func (t *tap) sent(at time.Time, head []byte, frame int) {
+	ev := requestSent{conn: t.conn, at: at}
+	if frame == 1 {
+		ev.connect = true
+	} else {
+		// Published even if too short to parse: were the server to answer
+		// it, an answer matched to no send time would move the anchor to a
+		// later request's.
+		r, _ := zkwire.ParseRequest(head)
+		ev.xid, ev.op = r.Xid, r.Op
+		if len(r.CreatePath) > 0 {
+			ev.createPath = string(r.CreatePath)
+		}
+	}
+	for _, s := range t.subs {
+		s.requestSent(ev)
+	}
+}
+
+// Read reads from the connection and publishes the frames read, before
+// returning them to the caller.
+func (t *tap) Read(p []byte) (int, error) {
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
+	n, err := t.Conn.Read(p)
+	if n > 0 {
+		t.rd.Split(p[:n], t.read)
+	}
+	return n, err
+}
+
+func (t *tap) read(head []byte, frame int) {
+	if frame == 1 {
+		r, ok := zkwire.ParseConnectResponse(head)
+		if !ok {
+			return
+		}
+		ev := connected{conn: t.conn, sessionID: r.SessionID, timeout: r.Timeout}
+		for _, s := range t.subs {
+			s.connected(ev)
+		}
+		return
+	}
+	h, ok := zkwire.ParseReplyHeader(head)
+	if !ok || h.Xid == zkwire.XidNotification {
+		return
+	}
+	ev := replyRead{conn: t.conn, xid: h.Xid, zxid: h.Zxid, err: h.Err}
+	for _, s := range t.subs {
+		s.replyRead(ev)
+	}
+}
