@@ -91,8 +91,15 @@ func TestTrackedConnReadDeadline(t *testing.T) {
 		t.Fatalf("buffered bytes past the deadline: %v", err)
 	}
 	start := time.Now()
-	if _, err := tc.Read(n[:]); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("read on an empty buffer past the deadline: %v, want os.ErrDeadlineExceeded", err)
+	errc := make(chan error, 1)
+	go func() { _, err := tc.Read(n[:]); errc <- err }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("read on an empty buffer past the deadline: %v, want os.ErrDeadlineExceeded", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("read on an empty buffer past the deadline still blocked after 5s")
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("the expired deadline took %v to apply", d)

@@ -41,13 +41,24 @@ func TestLivenessAnchor(t *testing.T) {
 	if a, _ := l.snapshot(); !a.Equal(t1) {
 		t.Fatalf("anchor %v, want the oldest request's send time %v", a, t1)
 	}
-	// Frames of an old connection are ignored.
-	if _, resumed := l.connecting(); !resumed {
+	// Frames of an old connection are ignored: an answer read on it
+	// matches no request of the new one, and a request sent on it is
+	// answered by nothing on the new one.
+	gen2, resumed := l.connecting()
+	if !resumed {
 		t.Fatal("a connection after a session does not resume it")
 	}
-	read(frame(i32(2), i64(0x9a), i32(0)))
+	t3, t4 := t0.Add(3*time.Second), t0.Add(4*time.Second)
+	l.requestSent(requestSent{conn: gen2, at: t3, connect: true})
+	read(frame(i32(2), i64(0x9a), i32(0))) // through the old connection's tap
 	if a, _ := l.snapshot(); !a.Equal(t1) {
-		t.Fatalf("stale connection moved the anchor to %v", a)
+		t.Fatalf("stale connection moved the anchor to %v", a.Sub(t0))
+	}
+	l.requestSent(requestSent{conn: gen, at: t4, xid: 3, op: 4})
+	l.connected(connected{conn: gen2, sessionID: 42, timeout: 6 * time.Second})
+	l.replyRead(replyRead{conn: gen2, xid: 4})
+	if a, _ := l.snapshot(); !a.Equal(t3) {
+		t.Fatalf("anchor %v after the new connection's answers, want its connect request's send time %v", a.Sub(t0), t3.Sub(t0))
 	}
 }
 
