@@ -2,7 +2,6 @@ package zklock
 
 import (
 	"net"
-	"sync"
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/zkwire"
@@ -51,15 +50,18 @@ type tapSubscriber interface {
 // the frames go-zookeeper writes and the server sends as they pass, and
 // publishes what it reads to its subscribers. It changes no byte and adds
 // no system call.
+//
+// Its Writes must not run concurrently with each other, nor its Reads:
+// events are published in wire order only if the bytes are split and
+// passed on in one step. The bufferedConn above it holds its write lock
+// across Write and its read lock across Read, so the tap needs no lock of
+// its own.
 type tap struct {
 	net.Conn
 	conn uint64
 	subs []tapSubscriber
-
-	wmu sync.Mutex
-	wr  zkwire.Splitter
-	rmu sync.Mutex
-	rd  zkwire.Splitter
+	wr   zkwire.Splitter // written frames; used by Write only
+	rd   zkwire.Splitter // read frames; used by Read only
 }
 
 func newTap(c net.Conn, conn uint64, subs []tapSubscriber) *tap {
@@ -74,8 +76,6 @@ func newTap(c net.Conn, conn uint64, subs []tapSubscriber) *tap {
 // liveness anchor earlier, never later; if the write fails, the connection
 // is dropped with everything published for it.
 func (t *tap) Write(p []byte) (int, error) {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
 	now := time.Now()
 	t.wr.Split(p, func(head []byte, frame int) { t.sent(now, head, frame) })
 	return t.Conn.Write(p)
@@ -103,8 +103,6 @@ func (t *tap) sent(at time.Time, head []byte, frame int) {
 // Read reads from the connection and publishes the frames read, before
 // returning them to the caller.
 func (t *tap) Read(p []byte) (int, error) {
-	t.rmu.Lock()
-	defer t.rmu.Unlock()
 	n, err := t.Conn.Read(p)
 	if n > 0 {
 		t.rd.Split(p[:n], t.read)
