@@ -13,7 +13,9 @@ import (
 // under load one read serves many replies, and applies a read deadline
 // only when it is about to block. Around each write go-zookeeper sets a
 // deadline and clears it again; bufferedConn applies the deadline in force
-// when it writes.
+// when it writes. It holds its write lock across each Write to the
+// connection below and its read lock across each Read, which the tap below
+// it relies on.
 type bufferedConn struct {
 	net.Conn
 
