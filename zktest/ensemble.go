@@ -16,6 +16,7 @@ type Ensemble struct {
 
 	dir    string
 	ownDir bool
+	links  *links // nil unless started WithLinkProxies
 }
 
 // StartEnsemble starts n servers (n >= 1; 3 is typical) as one quorum and
@@ -44,16 +45,28 @@ func (e *Ensemble) start(n int, cfg config) error {
 	if err != nil {
 		return err
 	}
-	var extra strings.Builder
-	extra.WriteString("initLimit=10\nsyncLimit=5\n")
+	var common strings.Builder
+	common.WriteString("initLimit=10\nsyncLimit=5\n")
 	if n == 1 {
-		extra.WriteString("standaloneEnabled=false\n") // a quorum of one, with a leader
+		common.WriteString("standaloneEnabled=false\n") // a quorum of one, with a leader
+	}
+	if cfg.links {
+		if e.links, err = newLinks(n, ports); err != nil {
+			return err
+		}
 	}
 	for i := range n {
-		fmt.Fprintf(&extra, "server.%d=127.0.0.1:%d:%d;127.0.0.1:%d\n",
-			i+1, ports[3*i+1], ports[3*i+2], ports[3*i])
-	}
-	for i := range n {
+		// Server i names itself with its real ports and, WithLinkProxies,
+		// every other server j with the ports of the proxies of link i→j.
+		var extra strings.Builder
+		extra.WriteString(common.String())
+		for j := range n {
+			quorum, election := ports[3*j+1], ports[3*j+2]
+			if e.links != nil && j != i {
+				quorum, election = e.links.ports(i, j)
+			}
+			fmt.Fprintf(&extra, "server.%d=127.0.0.1:%d:%d;127.0.0.1:%d\n", j+1, quorum, election, ports[3*j])
+		}
 		dir := filepath.Join(e.dir, fmt.Sprintf("zk%d", i+1))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -168,6 +181,9 @@ func (e *Ensemble) Close() error {
 	var err error
 	for _, s := range e.Servers {
 		err = errors.Join(err, s.Close())
+	}
+	if e.links != nil {
+		err = errors.Join(err, e.links.close())
 	}
 	if e.ownDir {
 		err = errors.Join(err, os.RemoveAll(e.dir))

@@ -15,6 +15,7 @@ type config struct {
 	forceSync  *bool         // nil: ZooKeeper default (yes)
 	logOutput  io.Writer     // nil: server.log in the server's directory
 	dir        string        // "": a fresh temporary directory
+	links      bool          // ensemble links through proxies (WithLinkProxies)
 }
 
 func newConfig(opts []Option) config {

@@ -25,6 +25,10 @@ type Proxy struct {
 	conns  map[*proxyConn]struct{}
 	closed bool
 	losses []*replyLoss // armed LoseReply calls, oldest first
+
+	// rewrite, if set, rewrites the first message a client sends on each
+	// connection (see linkrewrite.go); set before the proxy is used.
+	rewrite func([]byte) (out []byte, complete bool)
 }
 
 // proxyConn is one proxied client connection and its server connection.
@@ -156,12 +160,15 @@ func (p *Proxy) serve() {
 func (p *Proxy) handle(client net.Conn) {
 	defer p.wg.Done()
 	p.mu.Lock()
-	target := p.target
+	target, rewrite := p.target, p.rewrite
 	p.mu.Unlock()
 	server, err := net.DialTimeout("tcp", target, 5*time.Second)
 	if err != nil {
 		client.Close()
 		return
+	}
+	if rewrite != nil {
+		client = &rewritingConn{Conn: client, rewrite: rewrite}
 	}
 	c := &proxyConn{client: client, server: server, done: make(chan struct{})}
 	p.mu.Lock()
