@@ -1,9 +1,12 @@
 // Command zklock-chaos runs a Jepsen-style fault campaign against zklock
 // and checks its history: a 3-node ZooKeeper ensemble on loopback, worker
-// processes contending for a few resources with fenced writes to a shared
-// store, and a nemesis that kills, pauses and cuts off lock holders and
-// kills and restarts servers. See package internal/chaos for what is
-// checked.
+// processes running every recipe (exclusive, read/write, downgrade,
+// semaphore, election, AcquireAll, try) with fenced writes to a shared
+// store, and a nemesis that kills, pauses and cuts off lock holders, kills
+// and restarts servers, partitions the ensemble and deletes lock nodes as
+// an operator would. The long mode ends with a load phase of 200 more
+// sessions and 5,200 waiters. See package internal/chaos for what is
+// checked, and docs/chaos.md for the manual and the latest long run.
 //
 // Usage:
 //
@@ -41,13 +44,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("zklock-chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		mode     = fs.String("mode", "short", "campaign: short (CI: ≥1,000 acquisitions, every fault ≥5 times), long (≥20,000, ≥50) or smoke")
+		mode     = fs.String("mode", "short", "campaign: short (CI: ≥1,000 acquisitions, every worker and operator fault ≥6 times, every server fault and partition ≥3), long (≥20,000, ≥50, and a load phase) or smoke")
 		out      = fs.String("out", "", "`DIR` for history.jsonl, report.json, report.txt and worker logs (default: a new temporary directory)")
 		jsonFile = fs.String("json", "", "also write the JSON report to `FILE` (- for stdout)")
 		seed     = fs.Uint64("seed", 0, "seed for the nemesis and the workers (default: from the clock)")
 		workers  = fs.Int("workers", 0, "worker processes (default: the mode's)")
 		acq      = fs.Int("acquisitions", 0, "minimum acquisitions (default: the mode's)")
-		faults   = fs.Int("faults", 0, "minimum faults of each kind (default: the mode's)")
+		faults   = fs.Int("faults", 0, "minimum faults of each worker and operator kind (default: the mode's)")
+		sfaults  = fs.Int("server-faults", 0, "minimum faults of each server and partition kind (default: the mode's)")
+		noLoad   = fs.Bool("no-load", false, "skip the load phase")
+		load     = fs.Int("load", 0, "load phase: this many more sessions (default: the mode's; the long mode's is 200)")
+		loadW    = fs.Int("load-waiters", 0, "load phase: acquire loops over those sessions (default: the mode's, or 25 per session)")
+		loadD    = fs.Duration("load-duration", 0, "load phase: how long (default: the mode's, or 5m)")
 		maxDur   = fs.Duration("max-duration", 0, "give up (and fail) after this long (default: the mode's)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
 		check    = fs.String("check", "", "run no campaign: check the history in `FILE` (a campaign's history.jsonl) again and report")
@@ -93,6 +101,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *faults > 0 {
 		cfg.FaultsPerKind = *faults
+	}
+	if *sfaults > 0 {
+		cfg.ServerFaultsPerKind = *sfaults
+	}
+	if *load > 0 {
+		cfg.Load.Sessions = *load
+		if cfg.Load.Waiters == 0 {
+			cfg.Load.Waiters = 25 * *load
+		}
+		if cfg.Load.Resources == 0 {
+			cfg.Load.Resources = max(*load/5, 1)
+		}
+	}
+	if *loadW > 0 {
+		cfg.Load.Waiters = *loadW
+	}
+	if *loadD > 0 {
+		cfg.Load.Duration = *loadD
+	}
+	if *noLoad {
+		cfg.Load = chaos.LoadConfig{}
 	}
 	if *maxDur > 0 {
 		cfg.MaxDuration = *maxDur

@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	started := time.Now()
 	progress("starting a 3-node ensemble (tickTime %v) in %s", cfg.TickTime, dir)
 	ens, err := zktest.StartEnsemble(3, zktest.WithTickTime(cfg.TickTime), zktest.WithDir(filepath.Join(dir, "zk")),
-		zktest.WithForceSync(false))
+		zktest.WithForceSync(false), zktest.WithLinkProxies())
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +69,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		HangGrace: cfg.HangGrace, Steps: cfg.Steps, Work: cfg.Work, LongPercent: cfg.LongPercent, Seed: cfg.Seed,
 		LocalPeriod: cfg.PhantomPeriod, Lanes: cfg.Lanes,
 	}
-	for i := range cfg.Resources {
-		base.Resources = append(base.Resources, fmt.Sprintf("res-%d", i))
+	var rw, elections []string
+	var sems []semSpec
+	var multi [][]string
+	base.Resources, rw, sems, elections, multi = resourceNames(cfg.Resources)
+	if !cfg.NoRecipes {
+		base.RW, base.Sems, base.Elections, base.Multi, base.Probe = rw, sems, elections, multi, true
 	}
 	fl, err := newFleet(exe, dir, base, h, ens.Addrs(), cfg.Workers)
 	if err != nil {
@@ -94,18 +98,29 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// Fault phase. The queue snapshots, for the phantom-node check, run
 	// alongside it.
 	stopSnapshots := snapshotQueues(ens.Addrs(), root, h, cfg.PhantomPeriod)
-	nem := &nemesis{session: cfg.SessionTimeout, fl: fl, ens: ens, hub: h, counts: map[FaultKind]int{}}
-	var procKinds, serverKinds []FaultKind
+	nem := &nemesis{session: cfg.SessionTimeout, fl: fl, ens: ens, hub: h, root: root, counts: map[FaultKind]int{},
+		aimed: map[FaultKind]map[string]int{}}
+	opConn, _, err := zk.Connect(ens.Addrs(), 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	if err != nil {
+		return nil, err
+	}
+	defer opConn.Close()
+	nem.conn = opConn
+	var procKinds, serverKinds, opKinds []FaultKind
 	for _, k := range cfg.Faults {
-		if k.Server() {
+		switch {
+		case k == FaultOpDelete:
+			opKinds = append(opKinds, k)
+		case k.Server():
 			serverKinds = append(serverKinds, k)
-		} else {
+		default:
 			procKinds = append(procKinds, k)
 		}
 	}
+	h.record(Event{Kind: EvPhase, Detail: "main"})
 	nctx, stopNemesis := context.WithCancel(ctx)
 	var lanes sync.WaitGroup
-	for i, ks := range [][]FaultKind{procKinds, serverKinds} {
+	for i, ks := range [][]FaultKind{procKinds, serverKinds, opKinds} {
 		if len(ks) == 0 {
 			continue
 		}
@@ -117,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	deadline := started.Add(cfg.MaxDuration)
 	tick := time.NewTicker(time.Second)
-	lastReport := time.Now()
+	lastReport, lastQuiet := time.Now(), time.Now()
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
@@ -125,10 +140,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		case <-tick.C:
 			met := h.acquisitions() >= cfg.Acquisitions
 			for _, k := range cfg.Faults {
-				met = met && nem.count(k) >= cfg.FaultsPerKind
+				met = met && nem.count(k) >= cfg.perKind(k)
 			}
 			if met || time.Now().After(deadline) {
 				done = true
+			}
+			if time.Since(lastQuiet) >= cfg.QuietEvery {
+				// Lanes finish the fault they are in, then rest.
+				lastQuiet = time.Now()
+				nem.quietUntil.Store(lastQuiet.Add(cfg.Quiet).UnixNano())
+				h.record(Event{Kind: EvNote, Detail: fmt.Sprintf("quiet period: no new fault for %v", cfg.Quiet)})
 			}
 			if time.Since(lastReport) >= 10*time.Second {
 				lastReport = time.Now()
@@ -137,9 +158,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	tick.Stop()
+	if cfg.Load.Sessions > 0 && ctx.Err() == nil {
+		runLoad(ctx, cfg, h, fl, progress)
+	}
 	stopNemesis()
 	lanes.Wait()
 	stopSnapshots()
+	h.record(Event{Kind: EvPhase, Detail: "wind-down"})
 
 	// Wind down: heal, let every worker finish, look for leftovers.
 	progress("healing and winding down")
@@ -166,12 +191,31 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
 	rep.DurationSec = time.Since(started).Seconds()
 	rep.Seed, rep.Dir = cfg.Seed, dir
-	rep.setTargets(cfg.Acquisitions, cfg.FaultsPerKind, cfg.Faults)
+	rep.setTargets(cfg)
 	if err := writeReport(dir, rep); err != nil {
 		return rep, err
 	}
 	progress("done in %s: pass=%t", time.Since(started).Round(time.Second), rep.Pass)
 	return rep, nil
+}
+
+// runLoad runs the load phase: it hands each worker its share (new
+// workers get it at start), waits Duration, and records its start and end.
+func runLoad(ctx context.Context, cfg Config, h *hub, fl *fleet, progress func(string, ...any)) {
+	n := len(fl.slots)
+	res := make([]string, cfg.Load.Resources)
+	for i := range res {
+		res[i] = fmt.Sprintf("load-%d", i)
+	}
+	share := loadSpec{Sessions: (cfg.Load.Sessions + n - 1) / n, Waiters: (cfg.Load.Waiters + n - 1) / n, Resources: res,
+		AcquireTimeout: cfg.Load.AcquireTimeout}
+	h.setLoad(share)
+	h.record(Event{Kind: EvPhase, Detail: "load", Target: fmt.Sprintf("%d sessions, %d waiters over %d workers, %d resources",
+		share.Sessions*n, share.Waiters*n, n, len(res))})
+	progress("load phase: %d sessions, %d waiters, for %v", share.Sessions*n, share.Waiters*n, cfg.Load.Duration)
+	fl.startLoad()
+	sleepCtx(ctx, cfg.Load.Duration)
+	h.record(Event{Kind: EvPhase, Detail: "load-end"})
 }
 
 func (n *nemesis) snapshot() map[FaultKind]int {

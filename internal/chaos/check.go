@@ -23,6 +23,29 @@ type Params struct {
 	// unknown to its own client before it counts as a phantom (see
 	// VPhantom). Zero means 3 × SessionTimeout (9s if that is zero too).
 	PhantomGrace time.Duration
+	// DeleteNotice bounds how long after an operator deleted a holder's
+	// node the holder may go on believing it holds (default 1s: README
+	// promises it learns at once).
+	DeleteNotice time.Duration
+	// SlotBound bounds, outside faults, how long a free slot of a lock or
+	// semaphore may stay unclaimed while a waiter waits, and the time from
+	// a release to the next holder (default 1s).
+	SlotBound time.Duration
+	// TryBound bounds a try-acquire's answer, during faults too (default 1s).
+	TryBound time.Duration
+}
+
+func (p Params) withDefaults() Params {
+	if p.DeleteNotice <= 0 {
+		p.DeleteNotice = time.Second
+	}
+	if p.SlotBound <= 0 {
+		p.SlotBound = time.Second
+	}
+	if p.TryBound <= 0 {
+		p.TryBound = time.Second
+	}
+	return p
 }
 
 // Violation kinds. Any of them fails a campaign.
@@ -38,6 +61,12 @@ const (
 	VTokenRegression  = "token-regression"            // the store accepted a smaller token (store bug)
 	VPhantom          = "phantom-node"                // a lock znode of a live session unknown to its client for longer than PhantomGrace
 	VUnexpectedError  = "unexpected-acquire-error"    // an acquire failed with none of the errors a fault explains (locked, timeout, cancelled, closed, unavailable)
+	VSharedOverlap    = "reader-writer-overlap"       // a writer's accepted writes interleave with another holder's, or a holder came in beside a writer
+	VOverLimit        = "semaphore-over-limit"        // more than limit holders of a semaphore wrote, or held, at once
+	VDowngradeGap     = "downgrade-unlocked"          // another writer got in between a write lease and the read lease of its Downgrade
+	VDeleteUnnoticed  = "delete-unnoticed"            // a holder whose node an operator deleted went on holding past DeleteNotice
+	VStoreHistory     = "store-not-linearizable"      // the fenced store's verdicts fit no sequential fenced register (porcupine)
+	VLiveness         = "liveness-target-missed"      // a liveness figure missed its target
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )
@@ -51,12 +80,27 @@ type Violation struct {
 	Slice    []Event `json:"slice"`
 }
 
+// leaseKey names a lease: its process, its acquire, and the resource (a
+// multi-resource lease has one record per part).
 type leaseKey struct {
 	proc int
 	op   int64
+	res  string
 }
 
 func (k leaseKey) String() string { return fmt.Sprintf("proc %d op %d", k.proc, k.op) }
+
+// keysOf returns the leases an event is about: one per resource it names.
+func keysOf(e Event) []leaseKey {
+	if e.Kind == EvWrite || !strings.Contains(e.Resource, ",") {
+		return []leaseKey{{e.Proc, e.Op, e.Resource}}
+	}
+	var ks []leaseKey
+	for _, r := range strings.Split(e.Resource, ",") {
+		ks = append(ks, leaseKey{e.Proc, e.Op, r})
+	}
+	return ks
+}
 
 type leaseRec struct {
 	key      leaseKey
@@ -72,6 +116,19 @@ type leaseRec struct {
 	releaseLost bool
 	died        int64
 	writes      []Event
+	mode        string   // ModeExclusive, ModeRead, ...
+	limit       int      // a semaphore's
+	detail      string   // "try", "short", "load", "downgrade", "long"
+	began       int64    // when the acquire call began
+	from        int64    // ModeDowngrade: the op of the write lease it came from
+	nodes       []string // the lease's lock nodes
+	released    string   // EvReleased outcome
+	releasedAt  int64    // EvReleased T
+}
+
+// writer reports whether l excludes every other holder.
+func (l *leaseRec) writer() bool {
+	return l.mode != ModeRead && l.mode != ModeDowngrade && l.mode != ModeSemaphore
 }
 
 // end returns when the holder stopped holding in its own eyes (released,
@@ -98,6 +155,10 @@ type faultRec struct {
 	kind       FaultKind
 	proc       int
 	start, end int64
+	target     string // op-delete: the node
+	resource   string // op-delete: its queue
+	role       string // op-delete: holder, waiter, requeued-holder
+	stuck      []int  // isolate-follower: workers cut off with the follower
 }
 
 type checker struct {
@@ -112,6 +173,28 @@ type checker struct {
 	sessions map[int][]Event
 	lastT    int64
 	rep      *Report
+	// deletes: op-delete faults by node path
+	deletes map[string][]*faultRec
+	// byNode: lease records by lock node path
+	byNode map[string][]*leaseRec
+	// attempts: every acquire, by key of its EvAcquire
+	attempts []*attemptRec
+	// phases: when the load phase began and ended (0 if none)
+	loadFrom, loadTo int64
+	// touched: resources each process fault was felt on (liveness)
+	touched map[*faultRec][]string
+}
+
+// attemptRec is one acquire attempt: when it began and when it returned.
+type attemptRec struct {
+	key          leaseKey
+	mode, detail string
+	start, end   int64 // EvAcquire T; EvAcquired / EvAcquireFailed T (0 if never)
+	began        int64 // when the acquire call began (from the result)
+	outcome      string
+	acquired     bool
+	deadline     int64
+	slot         int
 }
 
 // Check reads a campaign's history and reports what happened and every
@@ -119,14 +202,22 @@ type checker struct {
 func Check(events []Event, p Params) *Report {
 	evs := slices.Clone(events)
 	slices.SortFunc(evs, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	c := &checker{p: p, evs: evs, leases: map[leaseKey]*leaseRec{}, byRes: map[string][]*leaseRec{},
-		pauses: map[int][]*faultRec{}, sessions: map[int][]Event{}, rep: newReport()}
+	c := &checker{p: p.withDefaults(), evs: evs, leases: map[leaseKey]*leaseRec{}, byRes: map[string][]*leaseRec{},
+		pauses: map[int][]*faultRec{}, sessions: map[int][]Event{}, rep: newReport(), deletes: map[string][]*faultRec{},
+		byNode: map[string][]*leaseRec{}}
 	c.index()
 	c.checkWrites()
+	c.checkSharedWrites()
 	c.checkHandOffs()
+	c.checkSharedHandOffs()
+	c.checkDowngrades()
+	c.checkOpDeletes()
 	c.checkAcquires()
 	c.checkMisc()
 	c.checkPhantoms()
+	c.checkStoreHistory()
+	c.checkLiveness()
+	c.countRecipes()
 	c.rep.finish()
 	return c.rep
 }
@@ -135,49 +226,102 @@ func (c *checker) index() {
 	r := c.rep
 	faults := map[int]*faultRec{}
 	died := map[int]int64{}
+	pending := map[leaseKey]*attemptRec{}
 	for _, e := range c.evs {
 		c.lastT = max(c.lastT, e.T)
-		k := leaseKey{e.Proc, e.Op}
+		k := leaseKey{e.Proc, e.Op, e.Resource}
 		switch e.Kind {
+		case EvPhase:
+			switch e.Detail {
+			case "load":
+				c.loadFrom = e.T
+			case "load-end", "wind-down":
+				if c.loadFrom != 0 && c.loadTo == 0 {
+					c.loadTo = e.T
+				}
+			}
 		case EvAcquire:
 			r.AcquireAttempts++
+			a := &attemptRec{key: k, mode: e.Mode, detail: e.Detail, start: e.T, deadline: e.Deadline, slot: e.Slot}
+			pending[k] = a
+			c.attempts = append(c.attempts, a)
 		case EvAcquired:
-			r.Acquisitions++
-			l := &leaseRec{key: k, resource: e.Resource, token: e.Token, session: e.Session, acquired: e.T}
+			if a := pending[k]; a != nil {
+				a.end, a.began, a.acquired, a.outcome = e.T, e.Began, true, "acquired"
+				delete(pending, k)
+			}
+			if e.Detail != "load" {
+				r.Acquisitions++
+			} else {
+				r.LoadAcquisitions++
+			}
 			c.sessions[e.Proc] = append(c.sessions[e.Proc], e)
-			c.leases[k] = l
-			c.byRes[e.Resource] = append(c.byRes[e.Resource], l)
+			for _, pk := range keysOf(e) {
+				tok := e.Token
+				if e.Parts != nil {
+					tok = e.Parts[pk.res]
+				}
+				l := &leaseRec{key: pk, resource: pk.res, token: tok, session: e.Session, acquired: e.T, mode: e.Mode,
+					limit: e.Limit, detail: e.Detail, began: e.Began, from: e.From, nodes: e.Nodes}
+				c.leases[pk] = l
+				c.byRes[pk.res] = append(c.byRes[pk.res], l)
+				for _, n := range e.Nodes {
+					c.byNode[n] = append(c.byNode[n], l)
+				}
+			}
 		case EvAcquireFailed:
+			if a := pending[k]; a != nil {
+				a.end, a.began, a.outcome = e.T, e.Began, e.Outcome
+				delete(pending, k)
+			}
 			r.AcquireFailures[e.Outcome]++
 			if e.Outcome == "error" {
 				r.AcquireErrors[trimErr(e.Err)]++
 			}
 		case EvLost:
-			if l := c.leases[k]; l != nil && l.lost == 0 {
-				l.lost = e.T
-				l.lostWhy = lossReason(e.Err)
-				r.Losses[l.lostWhy]++
+			for _, pk := range keysOf(e) {
+				if l := c.leases[pk]; l != nil && l.lost == 0 {
+					l.lost = e.T
+					l.lostWhy = lossReason(e.Err)
+					if pk.res == strings.Split(e.Resource, ",")[0] {
+						r.Losses[l.lostWhy]++
+					}
+				}
 			}
 		case EvRelease:
-			if l := c.leases[k]; l != nil {
-				l.release = e.T
+			for _, pk := range keysOf(e) {
+				if l := c.leases[pk]; l != nil {
+					l.release = e.T
+				}
 			}
 		case EvReleased:
 			r.Releases[e.Outcome]++
-			if l := c.leases[k]; l != nil && e.Outcome == "lost" {
-				l.releaseLost = true
+			for _, pk := range keysOf(e) {
+				if l := c.leases[pk]; l != nil {
+					l.released, l.releasedAt = e.Outcome, e.T
+					if e.Outcome == "lost" {
+						l.releaseLost = true
+					}
+				}
 			}
 		case EvQuiesced:
 			c.sessions[e.Proc] = append(c.sessions[e.Proc], e)
 		case EvDied:
 			died[e.Proc] = e.T
 		case EvFault:
-			f := &faultRec{id: e.FaultID, kind: FaultKind(e.Fault), proc: e.Proc, start: e.T}
+			f := &faultRec{id: e.FaultID, kind: FaultKind(e.Fault), proc: e.Proc, start: e.T, stuck: stuckProcs(e.Detail)}
 			faults[e.FaultID] = f
 			c.faults = append(c.faults, f)
 			r.Faults[e.Fault]++
-			if f.kind == FaultPause {
+			if e.Mode != "" {
+				r.addAimed(e.Mode, e.Fault)
+			}
+			switch f.kind {
+			case FaultPause:
 				c.pauses[e.Proc] = append(c.pauses[e.Proc], f)
+			case FaultOpDelete:
+				f.target, f.resource, f.role = e.Target, e.Resource, e.Detail
+				c.deletes[e.Target] = append(c.deletes[e.Target], f)
 			}
 		case EvHeal:
 			if f := faults[e.FaultID]; f != nil {
@@ -200,7 +344,7 @@ func (c *checker) index() {
 	}
 	for _, e := range c.evs {
 		if e.Kind == EvWrite {
-			if l := c.leases[leaseKey{e.Proc, e.Op}]; l != nil {
+			if l := c.leases[leaseKey{e.Proc, e.Op, e.Resource}]; l != nil {
 				l.writes = append(l.writes, e)
 			}
 		}
@@ -235,7 +379,7 @@ func (c *checker) checkWrites() {
 		if e.Kind != EvWrite {
 			continue
 		}
-		k := leaseKey{e.Proc, e.Op}
+		k := leaseKey{e.Proc, e.Op, e.Resource}
 		l := c.leases[k]
 		if !e.Accepted {
 			r.Writes.Rejected++
@@ -243,6 +387,9 @@ func (c *checker) checkWrites() {
 			continue
 		}
 		r.Writes.Accepted++
+		if c.kindOf(e.Resource) != "x" {
+			continue // checkSharedWrites
+		}
 		s := states[e.Resource]
 		if s == nil {
 			s = &state{done: map[leaseKey]bool{}}
@@ -279,7 +426,11 @@ func (c *checker) classifyStale(e Event, l *leaseRec) {
 	r.Stale.Rejected++
 	switch {
 	case l == nil:
-		c.violation(VGoodStanding, e.Resource, fmt.Sprintf("write of unknown lease %v refused", leaseKey{e.Proc, e.Op}), e.T, e.T)
+		c.violation(VGoodStanding, e.Resource, fmt.Sprintf("write of unknown lease %v refused", leaseKey{e.Proc, e.Op, e.Resource}), e.T, e.T)
+	case c.deletedBy(l, e.T) != nil:
+		// its node was deleted by the operator: the next holder may be in
+		// before the holder hears of it (checkOpDeletes bounds how long)
+		r.Stale.RejectedAfterDelete++
 	case c.pausedDuring(l.key.proc, l.acquired, e.T):
 		// stopped at some point between its acquire and the store's
 		// receipt of the write (perhaps in the middle of sending it)
@@ -310,6 +461,9 @@ func (c *checker) next(l *leaseRec) *leaseRec {
 func (c *checker) checkHandOffs() {
 	r := c.rep
 	for res, ls := range c.byRes {
+		if c.kindOf(res) != "x" {
+			continue // checkSharedHandOffs
+		}
 		for i := 0; i+1 < len(ls); i++ {
 			a, b := ls[i], ls[i+1]
 			if a.key.proc == b.key.proc && a.session == b.session && a.session != 0 {
@@ -331,6 +485,11 @@ func (c *checker) checkHandOffs() {
 				end = c.lastT
 			}
 			switch {
+			case c.deletedBy(a, b.acquired) != nil:
+				// the operator deleted a's node: its deletion hands the lock
+				// on and tells a at once, in a race; checkOpDeletes bounds
+				// how long a went on, fencing refuses its late writes
+				r.OperatorOverlaps++
 			case c.pausedDuring(a.key.proc, b.acquired-int64(c.p.HangGrace), end):
 				// Stopped when (or just before) the next holder came in: it
 				// could not be told, nor act. Fencing covers its writes.
@@ -390,7 +549,7 @@ func (c *checker) checkAcquires() {
 	grace := int64(c.p.HangGrace)
 	hung := map[leaseKey]bool{}
 	for _, e := range c.evs {
-		k := leaseKey{e.Proc, e.Op}
+		k := leaseKey{e.Proc, e.Op, e.Resource}
 		switch e.Kind {
 		case EvHung:
 			if !c.pausedDuring(e.Proc, e.Deadline-grace, e.T) && !hung[k] {
@@ -457,6 +616,51 @@ func (c *checker) violation(kind, res, detail string, from, to int64, keys ...le
 	c.rep.Violations = append(c.rep.Violations, Violation{Kind: kind, Resource: res, Detail: detail, Slice: slice})
 }
 
+// kindOf says how a resource is judged: "x" (one holder at a time:
+// exclusive, election, parts of multi-resource leases), "rw" or "sem".
+func (c *checker) kindOf(res string) string {
+	ls := c.byRes[res]
+	if len(ls) == 0 {
+		return "x"
+	}
+	switch ls[0].mode {
+	case ModeRead, ModeWrite, ModeDowngrade:
+		return "rw"
+	case ModeSemaphore:
+		return "sem"
+	}
+	return "x"
+}
+
+// deletedBy returns the operator's delete of one of l's nodes at or before
+// t, after l was acquired, or nil.
+func (c *checker) deletedBy(l *leaseRec, t int64) *faultRec {
+	for _, n := range l.nodes {
+		for _, f := range c.deletes[n] {
+			if f.start <= t && f.start >= l.began {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// stuckProcs reads the "stuck=1,2" of a partition's detail.
+func stuckProcs(detail string) []int {
+	var out []int
+	for _, f := range strings.Fields(detail) {
+		if v, ok := strings.CutPrefix(f, "stuck="); ok {
+			for _, p := range strings.Split(v, ",") {
+				var n int
+				if _, err := fmt.Sscan(p, &n); err == nil {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // lossReason extracts the reason from a *zklock.LostError message.
 func lossReason(msg string) string {
 	if i := strings.LastIndex(msg, "lost: "); i >= 0 {
@@ -500,12 +704,19 @@ func CheckHistoryFile(path string) (*Report, error) {
 	if cfg.Lanes == 0 {
 		cfg.Lanes = 1 // recorded before workers had lanes
 	}
+	if cfg.ServerFaultsPerKind == 0 {
+		// recorded before the recipe lanes and the partitions
+		cfg.NoRecipes = true
+		if len(cfg.Faults) == 0 {
+			cfg.Faults = []FaultKind{FaultKill, FaultPause, FaultBlackhole, FaultDrop, FaultSlow, FaultLeaderKill, FaultServerRestart}
+		}
+	}
 	cfg = cfg.withDefaults()
 	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
 	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
 	rep.DurationSec = float64(last-first) / 1e9
 	rep.Seed = cfg.Seed
-	rep.setTargets(cfg.Acquisitions, cfg.FaultsPerKind, cfg.Faults)
+	rep.setTargets(cfg)
 	return rep, nil
 }

@@ -97,9 +97,10 @@ func TestCheckOverlappingAcceptedWrites(t *testing.T) {
 	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(5), Proc: 1, Op: 1, Resource: "a"})
 	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(6), Proc: 2, Op: 1, Resource: "a"})
 	r := chaos.Check(h.evs, params)
-	// The store here is broken (it took token 10 after 20): both the
-	// interleaving and the token regression show, and the hand-off too.
-	wantViolations(t, r, chaos.VOverlap, chaos.VTokenRegression, chaos.VDoubleGrant)
+	// The store here is broken (it took token 10 after 20): the
+	// interleaving, the token regression, the hand-off and the store's
+	// history (no fenced register answers so) all show.
+	wantViolations(t, r, chaos.VOverlap, chaos.VTokenRegression, chaos.VDoubleGrant, chaos.VStoreHistory)
 	if r.OverlappingAcceptedWrites != 2 || r.DoubleGrants != 1 {
 		t.Fatalf("counts: overlap %d, double %d", r.OverlappingAcceptedWrites, r.DoubleGrants)
 	}
@@ -156,7 +157,7 @@ func TestCheckPausedHolderFenced(t *testing.T) {
 	r.Campaign, r.Targets.Acquisitions, r.Targets.FaultsPerKind = "synthetic", 2, 1
 	var b bytes.Buffer
 	r.WriteTable(&b)
-	for _, want := range []string{"| stale writes rejected by fencing | 1 (1 paused, 0 after loss) |", "| pause | 1 | 0 | -1502 |", "PASS"} {
+	for _, want := range []string{"| stale writes rejected by fencing | 1 (1 paused, 0 after loss, 0 after an operator's delete) |", "| pause | 1 | 0 | -1502 |", "PASS"} {
 		if !strings.Contains(b.String(), want) {
 			t.Fatalf("table lacks %q:\n%s", want, b.String())
 		}
@@ -168,7 +169,9 @@ func TestCheckPausedHolderFenced(t *testing.T) {
 func TestCheckRejectedInGoodStanding(t *testing.T) {
 	h := (&history{}).lease(1, 1, "a", 10, 0, 100)
 	h.write(1, 1, "a", 10, 50, false)
-	wantViolations(t, chaos.Check(h.evs, params), chaos.VGoodStanding)
+	// (and the store refused a token no other had passed: not a fenced
+	// register's answer)
+	wantViolations(t, chaos.Check(h.evs, params), chaos.VGoodStanding, chaos.VStoreHistory)
 }
 
 // A write sent after the loss signal (the worker's check-then-act race) is

@@ -22,8 +22,28 @@ type Config struct {
 	Lanes int
 	// Acquisitions is the minimum number of leases granted (default 1,000).
 	Acquisitions int
-	// FaultsPerKind is the minimum number of faults of each kind (default 5).
+	// FaultsPerKind is the minimum number of faults of each process and
+	// operator kind (default 6: every process fault aims at each of the six
+	// recipes at least once).
 	FaultsPerKind int
+	// ServerFaultsPerKind is the minimum number of faults of each server
+	// and partition kind (default 3). They take longest: each waits for the
+	// ensemble to heal.
+	ServerFaultsPerKind int
+	// Quiet and QuietEvery: every QuietEvery (default 40s) no fault starts
+	// for Quiet (default three session timeouts), so that the liveness
+	// figures have samples outside fault windows (a fault is felt until a
+	// session timeout after it ends).
+	Quiet, QuietEvery time.Duration
+	// NoRecipes runs the exclusive lanes only, as campaigns did before the
+	// recipe lanes (read/write, downgrade, semaphore, election,
+	// AcquireAll, try probe).
+	NoRecipes bool
+	// Load, when its Sessions is set, adds a load phase once the targets
+	// are reached: that many more sessions over the worker processes,
+	// with Waiters acquire loops on Resources exclusive locks, for
+	// Duration, under the same faults.
+	Load LoadConfig
 	// MaxDuration bounds the fault phase: a campaign still short of its
 	// targets then stops and fails (default 4 minutes).
 	MaxDuration time.Duration
@@ -58,22 +78,38 @@ type Config struct {
 	Progress io.Writer `json:"-"`
 }
 
-// Short is the CI campaign: at least 1,000 acquisitions and 5 faults of
-// each kind, in about three minutes.
+// LoadConfig shapes a campaign's load phase.
+type LoadConfig struct {
+	Sessions       int           // sessions added over the worker processes
+	Waiters        int           // acquire loops over those sessions
+	Resources      int           // exclusive resources they contend for
+	Duration       time.Duration // how long the phase lasts
+	AcquireTimeout time.Duration // each acquire's deadline (default 60s)
+}
+
+// Short is the CI campaign: at least 1,000 acquisitions, every process and
+// operator fault at least 6 times, every server fault and partition at
+// least 3 times, in under four minutes.
 func Short() Config {
-	return Config{Name: "short", Workers: 6, Resources: 3, Lanes: 2, Acquisitions: 1000, FaultsPerKind: 5, MaxDuration: 4 * time.Minute}
+	return Config{Name: "short", Workers: 6, Resources: 3, Lanes: 2, Acquisitions: 1000, FaultsPerKind: 6, ServerFaultsPerKind: 3,
+		MaxDuration: 4 * time.Minute}
 }
 
-// Long is the release campaign: at least 20,000 acquisitions and 50 faults
-// of each kind.
+// Long is the release campaign: at least 20,000 acquisitions and 50
+// faults of each kind, then a load phase of 200 more sessions and 5,200
+// waiters for 8 minutes.
 func Long() Config {
-	return Config{Name: "long", Workers: 8, Resources: 4, Lanes: 2, Acquisitions: 20000, FaultsPerKind: 50, MaxDuration: 3 * time.Hour}
+	return Config{Name: "long", Workers: 8, Resources: 4, Lanes: 2, Acquisitions: 20000, FaultsPerKind: 50, ServerFaultsPerKind: 50,
+		MaxDuration: 3 * time.Hour,
+		Load:        LoadConfig{Sessions: 200, Waiters: 5200, Resources: 40, Duration: 8 * time.Minute}}
 }
 
-// Smoke is a small campaign for go test: every fault kind three times, at
-// least 200 acquisitions, in about two minutes.
+// Smoke is a small campaign for go test: every process and operator fault
+// three times, every server fault and partition twice, at least 200
+// acquisitions, in about three minutes.
 func Smoke() Config {
-	return Config{Name: "smoke", Workers: 4, Resources: 2, Lanes: 2, Acquisitions: 200, FaultsPerKind: 3, MaxDuration: 4 * time.Minute}
+	return Config{Name: "smoke", Workers: 4, Resources: 2, Lanes: 2, Acquisitions: 200, FaultsPerKind: 3, ServerFaultsPerKind: 2,
+		MaxDuration: 4 * time.Minute}
 }
 
 // Preset returns the named configuration: "short", "long" or "smoke".
@@ -109,6 +145,19 @@ func (c Config) withDefaults() Config {
 	if c.FaultsPerKind <= 0 {
 		c.FaultsPerKind = d.FaultsPerKind
 	}
+	if c.ServerFaultsPerKind <= 0 {
+		c.ServerFaultsPerKind = c.FaultsPerKind
+	}
+	if c.Load.Sessions > 0 {
+		c.Load.Waiters = max(c.Load.Waiters, c.Load.Sessions)
+		c.Load.Resources = max(c.Load.Resources, 1)
+		if c.Load.Duration <= 0 {
+			c.Load.Duration = 5 * time.Minute
+		}
+		if c.Load.AcquireTimeout <= 0 {
+			c.Load.AcquireTimeout = time.Minute
+		}
+	}
 	if c.MaxDuration <= 0 {
 		c.MaxDuration = d.MaxDuration
 	}
@@ -130,6 +179,12 @@ func (c Config) withDefaults() Config {
 	if c.LongPercent <= 0 {
 		c.LongPercent = 3
 	}
+	if c.Quiet <= 0 {
+		c.Quiet = 3 * c.SessionTimeout
+	}
+	if c.QuietEvery <= 0 {
+		c.QuietEvery = 40 * time.Second
+	}
 	if c.PhantomPeriod <= 0 {
 		c.PhantomPeriod = time.Second
 	}
@@ -140,4 +195,12 @@ func (c Config) withDefaults() Config {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
 	return c
+}
+
+// perKind returns the minimum number of faults of kind k.
+func (c Config) perKind(k FaultKind) int {
+	if k.Server() {
+		return c.ServerFaultsPerKind
+	}
+	return c.FaultsPerKind
 }

@@ -6,28 +6,42 @@
 //
 // Run starts a 3-node ZooKeeper ensemble on loopback (zktest; tickTime
 // 500ms, and zookeeper.forceSync=no for throughput: a killed server loses
-// nothing the operating system already has, only a machine crash would)
-// and a fleet
-// of worker processes: the campaign binary re-executes itself (see
-// RunWorkerIfChild), and each worker has its own zklock Client that reaches
-// each ensemble member through its own zktest.Proxy, so a fault on a
-// worker's proxies cuts that worker, and only it, off from every server.
+// nothing the operating system already has, only a machine crash would),
+// its server-to-server links behind zktest's link proxies so that the
+// ensemble can be partitioned, and a fleet of worker processes: the
+// campaign binary re-executes itself (see RunWorkerIfChild), and each
+// worker has its own zklock Client that reaches each ensemble member
+// through its own zktest.Proxy, so a fault on a worker's proxies cuts that
+// worker, and only it, off from every server. Every event a worker sends
+// names the member its session is on (go-zookeeper's Conn.Server).
 //
-// Workers loop over a few resources, in two acquire loops (lanes) sharing
-// the worker's Client, so that waiters of one client queue behind each
-// other and the lock passes between them without ZooKeeper: acquire (some
-// with Try, some with a short deadline that cancels the wait), then a
-// critical section of fenced writes, then release. A write goes to the fenced store, which lives in
-// the campaign process and keeps, per resource, the largest fencing token
-// (Lease.Token, the lock node's czxid) it has seen, refusing any lower one.
-// The critical section registers its token at once, then repeats "check
-// the lease, work, write": the check and the write are not atomic, as in
-// any real program, so a holder paused between them sends a stale write,
-// which fencing must refuse. A few leases are held for about two session
-// timeouts, and faults on workers aim at them.
+// Each worker runs one acquire loop (lane) per recipe, all sharing the
+// worker's Client: two exclusive lanes (so that waiters of one client
+// queue behind each other and the lock passes between them without
+// ZooKeeper; some acquires with Try, some with a short deadline that
+// cancels the wait), a read/write lane (a third of its acquires write), a
+// downgrade lane (write lease, then Downgrade to a read lease), a
+// semaphore lane (limits 2 and 3, some holders staying a few hundred
+// milliseconds), an election lane (Campaign; a leader's term is a fraction
+// of a second), an AcquireAll lane over the overlapping sets {A,B}, {B,C},
+// {C,A}, and a probe lane of try-acquires on the exclusive resources.
 //
-// The nemesis, in two lanes (worker faults, server faults), one fault at a
-// time per lane, always the kind injected least so far:
+// A lease's critical section writes to the fenced store (Store), which
+// lives in the campaign process. Per resource it keeps the largest token
+// (Lease.Token, the lock node's czxid; for AcquireAll each part's) of any
+// accepted write and of any accepted writer: a writer (exclusive, write,
+// leader, AcquireAll part) is refused below the former, a reader at or
+// below the latter; a semaphore holder is never refused (tokens cannot
+// fence n holders). The section registers its token at once, then repeats
+// "check the lease, work, write": the check and the write are not atomic,
+// as in any real program, so a holder paused between them sends a stale
+// write, which fencing must refuse. A few leases are held for about two
+// session timeouts, and faults on workers aim at them.
+//
+// The nemesis, in three lanes (worker faults, ensemble faults, the
+// operator), one fault at a time per lane, always the kind injected least
+// so far; a worker fault aims at a holder of the recipe it hit least so
+// far (every other kill at the election's leader):
 //
 //   - kill: SIGKILL a holder; a new worker takes its slot.
 //   - pause: SIGSTOP a holder for 1.5–2 session timeouts, then SIGCONT.
@@ -38,11 +52,25 @@
 //     each way) for one and a half session timeouts.
 //   - leader-kill: SIGKILL the ensemble's leader, start it again.
 //   - server-restart: restart a follower.
+//   - isolate-leader: cut the leader off from both followers.
+//   - isolate-follower: cut off the follower most workers are on; half the
+//     time those workers also lose their links to the other servers, so
+//     their sessions sit on the minority side.
+//   - bridge: cut the link between two servers; the third sees both.
+//   - op-delete: delete a lock node from the operator's own session: a
+//     holder's, a waiter's, and, after a waiter's, the new node of that
+//     waiter once it holds.
+//
+// Partitions reset the links or silence them (half the time each) for half
+// to two session timeouts. Every 40 seconds no fault starts for three
+// session timeouts, so that the liveness figures have quiet samples.
 //
 // When the targets are reached (acquisitions, faults of each kind) the
-// campaign heals everything, asks the workers to stop acquiring with their
-// sessions still open, lists the lock znodes left (waiting out the sessions
-// of killed workers), stops the workers and checks the history.
+// long campaign runs a load phase under the same faults: 200 more sessions
+// over the workers and 5,200 acquire loops on 40 exclusive resources. Then
+// the campaign heals everything, asks the workers to stop acquiring with
+// their sessions still open, lists the lock znodes left (waiting out the
+// sessions of killed workers), stops the workers and checks the history.
 //
 // # The history
 //
@@ -60,7 +88,22 @@
 // Check is a pure function of a history. It fails the campaign on:
 //
 //   - overlapping critical sections whose fenced writes were both accepted:
-//     per resource, the accepted writes of two leases interleave;
+//     per resource, the accepted writes of two leases interleave (for a
+//     read/write lock, a writer's with anyone's; for a semaphore, more
+//     than its limit of holders in good standing);
+//   - a grant beside a holder the recipe excludes (a writer, or a
+//     semaphore's limit reached) that was neither paused nor told of loss;
+//   - a Downgrade that let another writer in between its write lease and
+//     its read lease;
+//   - a holder whose node the operator deleted that went on holding for
+//     more than DeleteNotice (1s), unless paused or cut off;
+//   - a store history that porcupine finds no sequential fenced register
+//     for (the verdicts recorded must be the specification's);
+//   - a liveness figure over its target (see FigHandOff, FigFreeSlot,
+//     FigHeal, FigTry, FigLeaderless): release to next holder and a free
+//     slot left unclaimed ≤ 1s outside faults, heal to each hit worker's
+//     first acquire ≤ the session timeout, a try's answer ≤ 1s always,
+//     a new leader ≤ session timeout + 1s after the old one's death;
 //   - double grants: a lease granted while the previous holder had neither
 //     started its release, nor been told of its loss, nor died;
 //   - late loss signals: a holder told of its loss only after the next

@@ -30,6 +30,19 @@ const (
 	EvLocal         = "local"          // a worker's own lock nodes, as its client knows them: Session, Nodes; T is when they were read
 	EvQueues        = "queues"         // every lock znode under the root with its owner: Owners; T is when the listing began, End when it ended
 	EvNote          = "note"           // campaign progress: Detail
+	EvPhase         = "phase"          // the campaign entered a phase: Detail ("main", "load", "wind-down")
+)
+
+// Recipes, as Event.Mode of an acquire. A lane runs one recipe; the
+// fenced store and the checker judge each by its own invariant.
+const (
+	ModeExclusive = "x"    // Acquire, exclusive
+	ModeRead      = "r"    // Acquire WithMode(Read)
+	ModeWrite     = "w"    // Acquire WithMode(Write)
+	ModeSemaphore = "sem"  // Acquire WithLimit(Limit)
+	ModeElection  = "el"   // Campaign
+	ModeMulti     = "all"  // AcquireAll over an overlapping set; Resource lists the set, Parts the tokens
+	ModeDowngrade = "down" // the read lease of a Downgrade (of the write lease op From)
 )
 
 // Event is one entry of a campaign's history. Times are Unix nanoseconds
@@ -63,6 +76,24 @@ type Event struct {
 	// End (EvQueues) is when the listing ended: each node listed existed
 	// at some moment in [T, End].
 	End int64 `json:"end,omitempty"`
+	// Mode (acquire events, writes) is the recipe: ModeExclusive (or ""),
+	// ModeRead, ... Limit is a semaphore's.
+	Mode  string `json:"mode,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+	// Began (EvAcquired, EvAcquireFailed) is when the acquire call began.
+	Began int64 `json:"began,omitempty"`
+	// Server is the ensemble member (1-based) the worker's session was
+	// connected to when it sent the event (go-zookeeper's Conn.Server), 0
+	// when unknown or between servers.
+	Server int `json:"server,omitempty"`
+	// Parts (EvAcquired of ModeMulti) maps each resource to its node's
+	// token.
+	Parts map[string]int64 `json:"parts,omitempty"`
+	// From (EvAcquired of ModeDowngrade) is the op of the write lease it
+	// came from.
+	From int64 `json:"from,omitempty"`
+	// Called (EvWrite) is when the store was called; T when it answered.
+	Called int64 `json:"called,omitempty"`
 }
 
 // Time returns T as a time.Time.
@@ -79,6 +110,15 @@ func (e Event) String() string {
 	}
 	if e.Resource != "" {
 		s += " r=" + e.Resource
+	}
+	if e.Mode != "" {
+		s += " mode=" + e.Mode
+		if e.Limit != 0 {
+			s += fmt.Sprintf("/%d", e.Limit)
+		}
+	}
+	if e.Server != 0 {
+		s += fmt.Sprintf(" zk%d", e.Server)
 	}
 	if e.Token != 0 {
 		s += fmt.Sprintf(" token=%#x", e.Token)

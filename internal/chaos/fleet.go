@@ -84,6 +84,7 @@ func (f *fleet) spawn(s *slot) error {
 	f.mu.Unlock()
 	spec := f.base
 	spec.Proc, spec.Slot = id, s.idx
+	spec.Load = f.hub.loadShare()
 	spec.Servers = nil
 	for _, p := range s.proxies {
 		spec.Servers = append(spec.Servers, p.Addr())
@@ -120,6 +121,16 @@ func (f *fleet) spawn(s *slot) error {
 		close(p.done)
 	}()
 	return nil
+}
+
+// startLoad tells every live worker that has started to fetch its share
+// of the load phase (SIGUSR2); workers started later get it in their spec.
+func (f *fleet) startLoad() {
+	for _, s := range f.slots {
+		if p := s.current(); p != nil && p.alive() && f.hub.hasStarted(p.id) {
+			_ = p.signal(syscall.SIGUSR2)
+		}
+	}
 }
 
 // current returns the live process of a slot.

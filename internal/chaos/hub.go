@@ -27,11 +27,13 @@ type hub struct {
 	out     *bufio.Writer
 	file    *os.File
 	werr    error
-	max     map[string]int64
-	holding map[int]map[int64]bool // proc -> op -> long hold, for leases not yet ended
-	quiet   map[int]int64          // proc -> session, for quiesced workers
-	started map[int]bool           // procs that reported start (their signal handlers are set)
-	acq     int                    // acquisitions so far
+	store   Store
+	holding map[int]map[int64]holding // proc -> op, for leases not yet ended
+	server  map[int]int               // proc -> ensemble member its session was last on
+	load    *loadSpec                 // each worker's share of the load phase, once it began
+	quiet   map[int]int64             // proc -> session, for quiesced workers
+	started map[int]bool              // procs that reported start (their signal handlers are set)
+	acq     int                       // acquisitions so far
 }
 
 // writeRequest is what a worker sends to the store.
@@ -41,7 +43,15 @@ type writeRequest struct {
 	Op       int64  `json:"op"`
 	Resource string `json:"r"`
 	Token    int64  `json:"token"`
+	Mode     string `json:"mode,omitempty"`
 	Sent     int64  `json:"sent"`
+}
+
+// holding is a lease the nemesis may aim at.
+type holding struct {
+	long  bool
+	mode  string // its recipe (recipeOf)
+	nodes []string
 }
 
 // writeResponse is the store's verdict.
@@ -61,11 +71,12 @@ func newHub(historyPath string) (*hub, error) {
 		f.Close()
 		return nil, err
 	}
-	h := &hub{ln: ln, file: f, out: bufio.NewWriterSize(f, 1<<16), max: map[string]int64{},
-		holding: map[int]map[int64]bool{}, quiet: map[int]int64{}, started: map[int]bool{}}
+	h := &hub{ln: ln, file: f, out: bufio.NewWriterSize(f, 1<<16), store: newMemStore(),
+		holding: map[int]map[int64]holding{}, server: map[int]int{}, quiet: map[int]int64{}, started: map[int]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /event", h.handleEvent)
 	mux.HandleFunc("POST /write", h.handleWrite)
+	mux.HandleFunc("GET /load", h.handleLoad)
 	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = h.srv.Serve(ln) }()
 	return h, nil
@@ -91,16 +102,39 @@ func (h *hub) handleWrite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
-	prev := h.max[req.Resource]
-	ok := req.Token >= prev
-	if ok {
-		h.max[req.Resource] = req.Token
-	}
-	e := h.recordLocked(Event{Kind: EvWrite, T: time.Now().UnixNano(), Proc: req.Proc, Slot: req.Slot, Op: req.Op,
-		Resource: req.Resource, Token: req.Token, Sent: req.Sent, Accepted: ok, Max: prev})
+	called := time.Now().UnixNano()
+	ok, prev := h.store.Write(req.Resource, req.Mode, req.Token)
+	e := h.recordLocked(Event{Kind: EvWrite, T: time.Now().UnixNano(), Called: called, Proc: req.Proc, Slot: req.Slot, Op: req.Op,
+		Resource: req.Resource, Mode: req.Mode, Token: req.Token, Sent: req.Sent, Accepted: ok, Max: prev})
 	h.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(writeResponse{Accepted: ok, Max: prev, Seq: e.Seq})
+}
+
+func (h *hub) handleLoad(w http.ResponseWriter, _ *http.Request) {
+	h.mu.Lock()
+	ls := h.load
+	h.mu.Unlock()
+	if ls == nil {
+		http.Error(w, "no load phase", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(ls)
+}
+
+// setLoad starts the load phase: workers asking from now on get ls.
+func (h *hub) setLoad(ls loadSpec) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.load = &ls
+}
+
+// loadSpec returns the load phase's share per worker, if it began.
+func (h *hub) loadShare() *loadSpec {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.load
 }
 
 // record adds e to the history (stamping T if unset) and returns it with
@@ -123,17 +157,23 @@ func (h *hub) recordLocked(e Event) Event {
 		b = append(b, '\n')
 		_, h.werr = h.out.Write(b)
 	}
+	if e.Server != 0 && e.Proc != 0 {
+		h.server[e.Proc] = e.Server
+	}
 	switch e.Kind {
 	case EvAcquired:
-		h.acq++
-		if h.holding[e.Proc] == nil {
-			h.holding[e.Proc] = map[int64]bool{}
+		if e.Detail != "load" {
+			h.acq++
 		}
-		h.holding[e.Proc][e.Op] = e.Detail == "long"
+		if h.holding[e.Proc] == nil {
+			h.holding[e.Proc] = map[int64]holding{}
+		}
+		h.holding[e.Proc][e.Op] = holding{long: e.Detail == "long", mode: recipeOf(e.Mode, e.Detail), nodes: e.Nodes}
 	case EvLost, EvRelease:
 		delete(h.holding[e.Proc], e.Op)
 	case EvDied:
 		delete(h.holding, e.Proc)
+		delete(h.server, e.Proc)
 	case EvQuiesced:
 		h.quiet[e.Proc] = e.Session
 	case EvStart:
@@ -142,23 +182,39 @@ func (h *hub) recordLocked(e Event) Event {
 	return e
 }
 
-// holders returns the processes that hold a lease now, and those that
-// hold a long one.
-func (h *hub) holders() (all, long []int) {
+// holders returns the processes that hold a lease of the given recipe
+// now ("" for any), and those of them that hold a long one.
+func (h *hub) holders(mode string) (all, long []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for p, ops := range h.holding {
-		if len(ops) > 0 {
+		any, lng := false, false
+		for _, l := range ops {
+			if mode == "" || l.mode == mode {
+				any = true
+				lng = lng || l.long
+			}
+		}
+		if any {
 			all = append(all, p)
 		}
-		for _, l := range ops {
-			if l {
-				long = append(long, p)
-				break
-			}
+		if lng {
+			long = append(long, p)
 		}
 	}
 	return all, long
+}
+
+// servers returns the ensemble member (1-based) each live worker process
+// was last connected to.
+func (h *hub) servers() map[int]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := make(map[int]int, len(h.server))
+	for p, s := range h.server {
+		m[p] = s
+	}
+	return m
 }
 
 // acquisitions returns the number of leases granted so far.

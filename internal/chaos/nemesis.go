@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -38,19 +40,49 @@ const (
 	FaultLeaderKill FaultKind = "leader-kill"
 	// FaultServerRestart restarts one follower gracefully.
 	FaultServerRestart FaultKind = "server-restart"
+	// FaultIsolateLeader cuts the ensemble's leader off from both
+	// followers (inside the ensemble: its clients still reach it) for half
+	// to one and a half session timeouts, then heals.
+	FaultIsolateLeader FaultKind = "isolate-leader"
+	// FaultIsolateFollower cuts off the follower the most workers are
+	// connected to; half the time those workers also lose their links to
+	// the other servers, so their sessions sit on the minority side.
+	FaultIsolateFollower FaultKind = "isolate-follower"
+	// FaultBridge cuts the link between two servers: the third (the
+	// bridge) still sees both.
+	FaultBridge FaultKind = "bridge"
+	// FaultOpDelete is an operator deleting a lock node: a holder's, a
+	// waiter's, or the node of a waiter that queued again after its first
+	// node was deleted, once it holds.
+	FaultOpDelete FaultKind = "op-delete"
 )
 
-// AllFaults lists every fault kind, process faults first.
-var AllFaults = []FaultKind{FaultKill, FaultPause, FaultBlackhole, FaultDrop, FaultSlow, FaultLeaderKill, FaultServerRestart}
+// AllFaults lists every fault kind: process faults, server faults,
+// partitions inside the ensemble, the operator's.
+var AllFaults = []FaultKind{FaultKill, FaultPause, FaultBlackhole, FaultDrop, FaultSlow, FaultLeaderKill, FaultServerRestart,
+	FaultIsolateLeader, FaultIsolateFollower, FaultBridge, FaultOpDelete}
 
 // Server reports whether k hits the ensemble rather than one worker.
-func (k FaultKind) Server() bool { return k == FaultLeaderKill || k == FaultServerRestart }
+func (k FaultKind) Server() bool {
+	switch k {
+	case FaultLeaderKill, FaultServerRestart, FaultIsolateLeader, FaultIsolateFollower, FaultBridge:
+		return true
+	}
+	return false
+}
+
+// Partition reports whether k cuts links inside the ensemble.
+func (k FaultKind) Partition() bool {
+	return k == FaultIsolateLeader || k == FaultIsolateFollower || k == FaultBridge
+}
 
 // Network reports whether k is a network or server fault, after which a
 // holder must learn of its loss before anyone else acquires. (A killed
 // process learns nothing, and a paused one only after it runs again: for
-// those, fencing is the guard.)
-func (k FaultKind) Network() bool { return k != FaultKill && k != FaultPause }
+// those, fencing is the guard. An operator's delete reaches the holder and
+// the next in line at the same moment: fencing again, and the holder must
+// learn of it at once.)
+func (k FaultKind) Network() bool { return k != FaultKill && k != FaultPause && k != FaultOpDelete }
 
 // nemesis injects faults, one lane for process faults and one for server
 // faults, each lane one fault at a time.
@@ -60,8 +92,17 @@ type nemesis struct {
 	ens     *zktest.Ensemble
 	hub     *hub
 
+	root string
+	conn *zk.Conn // the operator's own session, straight to the ensemble
+
+	// quietUntil: no lane starts a fault before it (a quiet period, for
+	// the liveness figures outside fault windows)
+	quietUntil atomic.Int64
+
 	mu     sync.Mutex
 	counts map[FaultKind]int
+	aimed  map[FaultKind]map[string]int // process and operator faults by recipe aimed at
+	kills  int
 	nextID int
 }
 
@@ -75,13 +116,20 @@ func (n *nemesis) count(k FaultKind) int {
 // kind injected least so far.
 func (n *nemesis) lane(ctx context.Context, kinds []FaultKind, rng *rand.Rand) {
 	for ctx.Err() == nil {
+		if q := time.Until(time.Unix(0, n.quietUntil.Load())); q > 0 {
+			sleepCtx(ctx, q)
+			continue
+		}
 		k := slices.MinFunc(shuffled(kinds, rng), func(a, b FaultKind) int { return n.count(a) - n.count(b) })
 		n.inject(k, rng)
 		gap := time.Duration(300+rng.IntN(900)) * time.Millisecond
-		if k.Server() {
+		switch {
+		case k.Server():
 			// Let the ensemble settle: a server fault every few seconds
 			// would leave it without a leader much of the time.
-			gap += n.session + time.Duration(rng.Int64N(int64(n.session)))
+			gap += n.session/2 + time.Duration(rng.Int64N(int64(n.session)))
+		case k == FaultOpDelete:
+			gap += n.session / 2
 		}
 		sleepCtx(ctx, gap)
 	}
@@ -104,26 +152,59 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 
 // begin records the start of a fault.
 func (n *nemesis) begin(k FaultKind, procID int, target, detail string) int {
+	return n.beginEvent(Event{Fault: string(k), Proc: procID, Target: target, Detail: detail})
+}
+
+// beginEvent records e as the start of a fault, numbering it.
+func (n *nemesis) beginEvent(e Event) int {
 	n.mu.Lock()
 	n.nextID++
 	id := n.nextID
+	k := FaultKind(e.Fault)
 	n.counts[k]++
+	if e.Mode != "" {
+		if n.aimed[k] == nil {
+			n.aimed[k] = map[string]int{}
+		}
+		n.aimed[k][e.Mode]++
+	}
 	n.mu.Unlock()
-	n.hub.record(Event{Kind: EvFault, Fault: string(k), FaultID: id, Proc: procID, Target: target, Detail: detail})
+	e.Kind, e.FaultID = EvFault, id
+	n.hub.record(e)
 	return id
+}
+
+// recipeFor picks the recipe a fault of kind k aims at: the one it hit
+// least so far (kills aim at an election's leader every other time, for
+// the leaderless gap).
+func (n *nemesis) recipeFor(k FaultKind, rng *rand.Rand) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if k == FaultKill {
+		n.kills++
+		if n.kills%2 == 0 {
+			return RecipeElection
+		}
+	}
+	rs := slices.Clone(AllRecipes)
+	if k == FaultOpDelete {
+		rs = slices.DeleteFunc(rs, func(r string) bool { return r == RecipeDowngrade }) // its queues are read/write's
+	}
+	rng.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
+	return slices.MinFunc(rs, func(a, b string) int { return n.aimed[k][a] - n.aimed[k][b] })
 }
 
 func (n *nemesis) end(id int, detail string) {
 	n.hub.record(Event{Kind: EvHeal, FaultID: id, Detail: detail})
 }
 
-// pickTarget returns the slot and process of a current lock holder,
-// preferring one in a long critical section (waiting up to 3s for one), or
-// of a random worker when nobody holds a lock.
-func (n *nemesis) pickTarget(rng *rand.Rand) (*slot, *proc) {
+// pickTarget returns the slot and process of a current holder of a lease
+// of the recipe, preferring one in a long critical section (waiting up to
+// 2s for one, 4s for any), or of a random worker when nobody holds one.
+func (n *nemesis) pickTarget(rng *rand.Rand, recipe string) (*slot, *proc) {
 	for i := range 80 {
-		hs, long := n.hub.holders()
-		if i < 60 {
+		hs, long := n.hub.holders(recipe)
+		if i < 40 && recipe == RecipeExclusive {
 			hs = long
 		}
 		rng.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
@@ -149,14 +230,22 @@ func (n *nemesis) inject(k FaultKind, rng *rand.Rand) {
 		n.serverFault(k, rng)
 		return
 	}
-	s, p := n.pickTarget(rng)
+	if k == FaultOpDelete {
+		n.opDelete(rng)
+		return
+	}
+	recipe := n.recipeFor(k, rng)
+	s, p := n.pickTarget(rng, recipe)
 	if p == nil || !p.alive() {
 		return
 	}
 	target := fmt.Sprintf("slot-%d", s.idx)
+	beginAimed := func(detail string) int {
+		return n.beginEvent(Event{Fault: string(k), Proc: p.id, Target: target, Detail: detail, Mode: recipe})
+	}
 	switch k {
 	case FaultKill:
-		id := n.begin(k, p.id, target, "")
+		id := beginAimed("")
 		n.fl.kill(p)
 		time.Sleep(200*time.Millisecond + jitter(600*time.Millisecond))
 		err := n.fl.spawn(s)
@@ -167,7 +256,7 @@ func (n *nemesis) inject(k FaultKind, rng *rand.Rand) {
 		n.end(id, detail)
 	case FaultPause:
 		d := st*3/2 + jitter(st/2)
-		id := n.begin(k, p.id, target, fmt.Sprintf("for=%v", d))
+		id := beginAimed(fmt.Sprintf("for=%v", d))
 		if err := p.signal(syscall.SIGSTOP); err != nil {
 			n.end(id, err.Error())
 			return
@@ -180,7 +269,7 @@ func (n *nemesis) inject(k FaultKind, rng *rand.Rand) {
 		if rng.IntN(2) == 0 {
 			d = st*3/2 + jitter(st/2)
 		}
-		id := n.begin(k, p.id, target, fmt.Sprintf("for=%v", d))
+		id := beginAimed(fmt.Sprintf("for=%v", d))
 		for _, px := range s.proxies {
 			px.Blackhole(true)
 		}
@@ -191,7 +280,7 @@ func (n *nemesis) inject(k FaultKind, rng *rand.Rand) {
 		n.end(id, "")
 	case FaultDrop:
 		d := jitter(st * 3 / 4)
-		id := n.begin(k, p.id, target, fmt.Sprintf("reject-new-for=%v", d))
+		id := beginAimed(fmt.Sprintf("reject-new-for=%v", d))
 		for _, px := range s.proxies {
 			px.RejectNew(true)
 			px.DropAll()
@@ -205,7 +294,7 @@ func (n *nemesis) inject(k FaultKind, rng *rand.Rand) {
 		delays := []time.Duration{st / 20, st / 6, st * 2 / 5}
 		delay := delays[rng.IntN(len(delays))]
 		d := st * 3 / 2
-		id := n.begin(k, p.id, target, fmt.Sprintf("delay=%v for=%v", delay, d))
+		id := beginAimed(fmt.Sprintf("delay=%v for=%v", delay, d))
 		for _, px := range s.proxies {
 			px.SetDelay(delay)
 		}
@@ -218,6 +307,10 @@ func (n *nemesis) inject(k FaultKind, rng *rand.Rand) {
 }
 
 func (n *nemesis) serverFault(k FaultKind, rng *rand.Rand) {
+	if k.Partition() {
+		n.partition(k, rng)
+		return
+	}
 	var s *zktest.Server
 	var idx int
 	switch k {

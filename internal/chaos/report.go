@@ -19,23 +19,29 @@ type Report struct {
 	Seed             uint64  `json:"seed"`
 	Dir              string  `json:"dir,omitempty"`
 
-	Acquisitions    int            `json:"acquisitions"`
-	AcquireAttempts int            `json:"acquire_attempts"`
-	AcquireFailures map[string]int `json:"acquire_failures"` // by outcome
-	AcquireErrors   map[string]int `json:"acquire_errors,omitempty"`
-	Releases        map[string]int `json:"releases"` // by outcome
-	Losses          map[string]int `json:"losses"`   // by reason, and "killed"
-	Faults          map[string]int `json:"faults"`   // injected, by kind
+	Acquisitions     int            `json:"acquisitions"`
+	LoadAcquisitions int            `json:"load_acquisitions,omitempty"`
+	AcquireAttempts  int            `json:"acquire_attempts"`
+	AcquireFailures  map[string]int `json:"acquire_failures"` // by outcome
+	AcquireErrors    map[string]int `json:"acquire_errors,omitempty"`
+	Releases         map[string]int `json:"releases"` // by outcome
+	Losses           map[string]int `json:"losses"`   // by reason, and "killed"
+	Faults           map[string]int `json:"faults"`   // injected, by kind
 
 	Writes struct {
 		Accepted int `json:"accepted"`
 		Rejected int `json:"rejected"`
 	} `json:"writes"`
 	Stale struct {
-		Rejected           int `json:"rejected"`             // refused by fencing
-		RejectedPaused     int `json:"rejected_paused"`      // ...whose writer had been paused
-		RejectedAfterLoss  int `json:"rejected_after_loss"`  // ...whose writer had been told of its loss
-		AcceptedBeforeNext int `json:"accepted_before_next"` // sent after the next holder acquired, ordered before its writes
+		Rejected            int `json:"rejected"`              // refused by fencing
+		RejectedPaused      int `json:"rejected_paused"`       // ...whose writer had been paused
+		RejectedAfterLoss   int `json:"rejected_after_loss"`   // ...whose writer had been told of its loss
+		AcceptedBeforeNext  int `json:"accepted_before_next"`  // sent after the next holder acquired, ordered before its writes
+		RejectedAfterDelete int `json:"rejected_after_delete"` // ...whose node the operator had deleted
+		// Unfenced counts semaphore writes the store accepted (no token
+		// fences a semaphore) from holders paused, told of loss, or whose
+		// node the operator deleted: left out of the count of holders.
+		Unfenced int `json:"unfenced"`
 	} `json:"stale_writes"`
 
 	// OverlappingAcceptedWrites counts critical sections whose fenced writes
@@ -45,12 +51,38 @@ type Report struct {
 	LateLossSignals           int `json:"late_loss_signals"`
 	// PausedOverlaps counts hand-offs where a paused holder learned of its
 	// loss only after the next holder acquired: fencing's job.
-	PausedOverlaps      int     `json:"paused_overlaps"`
-	RejectedGoodStand   int     `json:"rejected_in_good_standing"`
-	Orphans             int     `json:"orphans"`
-	HungAcquires        int     `json:"hung_acquires"`
-	MaxAcquireOverrunMS float64 `json:"max_acquire_overrun_ms"`
-	WorkerCrashes       int     `json:"worker_crashes"`
+	PausedOverlaps int `json:"paused_overlaps"`
+	// OperatorOverlaps counts hand-offs where the operator had deleted the
+	// holder's node: the deletion tells the holder and hands the lock on
+	// at the same moment (DeleteNotice bounds the rest).
+	OperatorOverlaps int `json:"operator_overlaps"`
+	// Downgrades counts read leases made by Downgrade.
+	Downgrades int `json:"downgrades"`
+	// OpDeletes counts the operator's deletes by role (holder, waiter,
+	// requeued-holder); OpDeleteHolders the leases held when their node
+	// went, OpDeleteNotice how long until each stopped holding,
+	// OpDeleteExcused those cut off or paused at the time.
+	OpDeletes       map[string]int `json:"op_deletes"`
+	OpDeleteHolders int            `json:"op_delete_holders"`
+	OpDeleteExcused int            `json:"op_delete_excused"`
+	OpDeleteNotice  Margin         `json:"op_delete_notice"`
+	// Recipes: per recipe, acquires, failures, faults aimed, violations.
+	Recipes map[string]*RecipeStats `json:"recipes"`
+	// Liveness: the liveness figures.
+	Liveness []*Figure `json:"liveness"`
+	// Store: porcupine's verdict on the fenced store's history.
+	Store StoreCheck `json:"store"`
+	// Load: the load phase's size, read from the history.
+	Load                LoadStats `json:"load"`
+	RejectedGoodStand   int       `json:"rejected_in_good_standing"`
+	SharedOverlaps      int       `json:"reader_writer_overlaps"`
+	OverLimit           int       `json:"semaphore_over_limit"`
+	DowngradeGaps       int       `json:"downgrade_gaps"`
+	DeletesUnnoticed    int       `json:"deletes_unnoticed"`
+	Orphans             int       `json:"orphans"`
+	HungAcquires        int       `json:"hung_acquires"`
+	MaxAcquireOverrunMS float64   `json:"max_acquire_overrun_ms"`
+	WorkerCrashes       int       `json:"worker_crashes"`
 	// LaneHandOffs counts consecutive leases of a resource held by two
 	// lanes of one worker on one session: the lock passed within the
 	// process (zklock's local hand-off, with no request, when the second
@@ -77,6 +109,43 @@ type Report struct {
 	Targets    Targets     `json:"targets"`
 	Violations []Violation `json:"violations"`
 	Pass       bool        `json:"pass"`
+}
+
+// RecipeStats is what one recipe's lanes did.
+type RecipeStats struct {
+	Attempts     int            `json:"attempts"`
+	Acquisitions int            `json:"acquisitions"`
+	Failures     map[string]int `json:"failures"`
+	Aimed        map[string]int `json:"faults_aimed"` // process and operator faults aimed at its holders, by kind
+	Violations   int            `json:"violations"`
+}
+
+func (r *Report) recipe(name string) *RecipeStats {
+	rc := r.Recipes[name]
+	if rc == nil {
+		rc = &RecipeStats{Failures: map[string]int{}, Aimed: map[string]int{}}
+		r.Recipes[name] = rc
+	}
+	return rc
+}
+
+func (r *Report) addAimed(recipe, kind string) { r.recipe(recipe).Aimed[kind]++ }
+
+// aimedTotal returns how many faults were aimed at a recipe.
+func (rc *RecipeStats) aimedTotal() int {
+	n := 0
+	for _, v := range rc.Aimed {
+		n += v
+	}
+	return n
+}
+
+// LoadStats is the load phase as the history shows it.
+type LoadStats struct {
+	Seconds      float64 `json:"seconds"`
+	Sessions     int     `json:"sessions"`     // distinct sessions that acquired a load lease
+	PeakWaiters  int     `json:"peak_waiters"` // most load acquires waiting at once
+	Acquisitions int     `json:"acquisitions"`
 }
 
 // Margin summarizes a set of durations in milliseconds.
@@ -110,14 +179,16 @@ func (m *Margin) finish() {
 
 // Targets are what a campaign had to reach, and whether it did.
 type Targets struct {
-	Acquisitions  int      `json:"acquisitions"`
-	FaultsPerKind int      `json:"faults_per_kind"`
-	Missed        []string `json:"missed,omitempty"`
+	Acquisitions        int      `json:"acquisitions"`
+	FaultsPerKind       int      `json:"faults_per_kind"`
+	ServerFaultsPerKind int      `json:"server_faults_per_kind"`
+	Missed              []string `json:"missed,omitempty"`
 }
 
 func newReport() *Report {
 	return &Report{AcquireFailures: map[string]int{}, AcquireErrors: map[string]int{}, Releases: map[string]int{},
-		Losses: map[string]int{}, Faults: map[string]int{}, LossMargins: map[string]*Margin{}}
+		Losses: map[string]int{}, Faults: map[string]int{}, LossMargins: map[string]*Margin{}, OpDeletes: map[string]int{},
+		Recipes: map[string]*RecipeStats{}}
 }
 
 func (r *Report) addMargin(kind string, ms float64, sessionAlive bool) {
@@ -146,8 +217,17 @@ func (r *Report) finish() {
 	r.NetworkLossExpired.finish()
 	r.NetworkLossLive.finish()
 	r.KillTakeover.finish()
+	r.OpDeleteNotice.finish()
 	for _, v := range r.Violations {
 		switch v.Kind {
+		case VSharedOverlap:
+			r.SharedOverlaps++
+		case VOverLimit:
+			r.OverLimit++
+		case VDowngradeGap:
+			r.DowngradeGaps++
+		case VDeleteUnnoticed:
+			r.DeletesUnnoticed++
 		case VOverlap, VTokenRegression:
 			r.OverlappingAcceptedWrites++
 		case VDoubleGrant:
@@ -162,16 +242,18 @@ func (r *Report) finish() {
 }
 
 // setTargets checks the campaign's targets; a missed one fails the report.
-func (r *Report) setTargets(acq, perKind int, kinds []FaultKind) {
-	r.Targets = Targets{Acquisitions: acq, FaultsPerKind: perKind}
+func (r *Report) setTargets(cfg Config) {
+	acq := cfg.Acquisitions
+	r.Targets = Targets{Acquisitions: acq, FaultsPerKind: cfg.FaultsPerKind, ServerFaultsPerKind: cfg.ServerFaultsPerKind}
 	if r.Acquisitions < acq {
 		r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("acquisitions %d < %d", r.Acquisitions, acq))
 	}
-	for _, k := range kinds {
-		if n := r.Faults[string(k)]; n < perKind {
-			r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("fault %s injected %d < %d times", k, n, perKind))
+	for _, k := range cfg.Faults {
+		if n, want := r.Faults[string(k)], cfg.perKind(k); n < want {
+			r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("fault %s injected %d < %d times", k, n, want))
 		}
 	}
+	r.checkCoverage(cfg)
 	if r.Lanes > 1 && r.Acquisitions >= acq && r.LaneHandOffs == 0 {
 		r.Targets.Missed = append(r.Targets.Missed, "no lease passed between two lanes of one process: the local hand-off was not exercised")
 	}
@@ -194,13 +276,29 @@ func (r *Report) WriteTable(w io.Writer) {
 	row := func(name, result, target string) { fmt.Fprintf(w, "| %s | %s | %s |\n", name, result, target) }
 	row("acquisitions", fmt.Sprint(r.Acquisitions), fmt.Sprintf("≥ %d", r.Targets.Acquisitions))
 	for _, k := range AllFaults {
-		row("faults: "+string(k), fmt.Sprint(r.Faults[string(k)]), fmt.Sprintf("≥ %d", r.Targets.FaultsPerKind))
+		want := r.Targets.FaultsPerKind
+		if k.Server() && r.Targets.ServerFaultsPerKind > 0 {
+			want = r.Targets.ServerFaultsPerKind
+		}
+		row("faults: "+string(k), fmt.Sprint(r.Faults[string(k)]), fmt.Sprintf("≥ %d", want))
 	}
 	row("overlapping critical sections, both writes accepted", fmt.Sprint(r.OverlappingAcceptedWrites), "0")
+	row("read/write: a writer beside another holder (writes or grants)", fmt.Sprint(r.SharedOverlaps), "0")
+	row("semaphore: more holders than its limit (writes or grants)", fmt.Sprint(r.OverLimit), "0")
+	row("downgrade: another writer between the write and the read lease", fmt.Sprintf("%d (of %d downgrades)", r.DowngradeGaps, r.Downgrades), "0")
+	row("operator deletes: holders still holding after the notice bound", fmt.Sprintf("%d (%d holders hit, %d cut off or paused; notice median %.0f ms, n=%d)",
+		r.DeletesUnnoticed, r.OpDeleteHolders, r.OpDeleteExcused, r.OpDeleteNotice.MedianMS, r.OpDeleteNotice.N), "0")
 	row("double grants (next holder in before release, loss or death)", fmt.Sprint(r.DoubleGrants), "0")
 	row("holders told of loss after the next acquire (not paused)", fmt.Sprint(r.LateLossSignals), "0")
 	row("paused holders overtaken (fencing's job)", fmt.Sprint(r.PausedOverlaps), "—")
-	row("stale writes rejected by fencing", fmt.Sprintf("%d (%d paused, %d after loss)", r.Stale.Rejected, r.Stale.RejectedPaused, r.Stale.RejectedAfterLoss), "> 0 under SIGSTOP")
+	row("stale writes rejected by fencing", fmt.Sprintf("%d (%d paused, %d after loss, %d after an operator's delete)", r.Stale.Rejected, r.Stale.RejectedPaused,
+		r.Stale.RejectedAfterLoss, r.Stale.RejectedAfterDelete), "> 0 under SIGSTOP")
+	row("semaphore writes no token can fence (paused, lost or deleted holders; not counted as holders)", fmt.Sprint(r.Stale.Unfenced), "—")
+	row("operator deletes overtaken (fencing's job)", fmt.Sprint(r.OperatorOverlaps), "—")
+	row("fenced store history linearizable (porcupine)", fmt.Sprintf("%s (%d writes)", r.Store.Result, r.Store.Writes), "Ok")
+	if r.Load.Seconds > 0 {
+		row("load phase: sessions / peak waiters / acquisitions", fmt.Sprintf("%d / %d / %d in %.0f s", r.Load.Sessions, r.Load.PeakWaiters, r.Load.Acquisitions, r.Load.Seconds), "≥ 200 / ≥ 5,000")
+	}
 	row("writes rejected from holders in good standing", fmt.Sprint(r.RejectedGoodStand), "0")
 	row("orphan lock znodes after the run", fmt.Sprint(r.Orphans), "0")
 	row("acquires hung past their deadline", fmt.Sprintf("%d (max overrun %.0f ms)", r.HungAcquires, r.MaxAcquireOverrunMS), "0")
@@ -229,6 +327,8 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("… of those, session expired: min margin", fmt.Sprintf("%.0f ms (n=%d, median %.0f)", r.NetworkLossExpired.MinMS, r.NetworkLossExpired.N, r.NetworkLossExpired.MedianMS),
 		fmt.Sprintf("≥ loss margin, %d ms", r.SessionTimeoutMS/4))
 	row("… of those, session alive, zklock deleted its node: min margin", fmt.Sprintf("%.0f ms (n=%d, median %.0f)", r.NetworkLossLive.MinMS, r.NetworkLossLive.N, r.NetworkLossLive.MedianMS), "> 0")
+	r.writeRecipes(w)
+	r.writeLiveness(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| lost lease, blamed on | n | signal first | min margin ms | median ms |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
@@ -273,4 +373,42 @@ func kv(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeRecipes writes the table of recipes.
+func (r *Report) writeRecipes(w io.Writer) {
+	if len(r.Recipes) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| recipe | attempts | acquired | failed (by outcome) | faults aimed at its holders | violations |")
+	fmt.Fprintln(w, "|---|---:|---:|---|---|---:|")
+	for _, name := range append(slices.Clone(AllRecipes), RecipeLoad) {
+		rc := r.Recipes[name]
+		if rc == nil {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %d: %s | %d |\n", name, rc.Attempts, rc.Acquisitions, kv(rc.Failures), rc.aimedTotal(), kv(rc.Aimed), rc.Violations)
+	}
+}
+
+// writeLiveness writes the table of liveness figures.
+func (r *Report) writeLiveness(w io.Writer) {
+	if len(r.Liveness) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| liveness figure | phase | window | n | p50 ms | p99 ms | max ms | target | verdict |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---|---|")
+	for _, f := range r.Liveness {
+		target, verdict := "—", "—"
+		if f.LimitMS > 0 {
+			target = fmt.Sprintf("≤ %.0f ms", f.LimitMS)
+			verdict = "PASS"
+			if f.MaxMS > f.LimitMS {
+				verdict = fmt.Sprintf("**FAIL** (%d over)", f.Over)
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %.0f | %s | %s |\n", f.Name, f.Phase, f.Window, f.N, f.P50MS, f.P99MS, f.MaxMS, target, verdict)
+	}
 }

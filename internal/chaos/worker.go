@@ -36,8 +36,21 @@ type workerSpec struct {
 	Work           time.Duration `json:"work"`
 	LongPercent    int           `json:"long_percent"`
 	LocalPeriod    time.Duration `json:"local_period"` // between EvLocal reports
-	Lanes          int           `json:"lanes"`        // acquire loops (default 1)
+	Lanes          int           `json:"lanes"`        // exclusive acquire loops (default 1)
 	Seed           uint64        `json:"seed"`
+	// Recipes, each run by one lane of every worker (none when empty).
+	RW        []string   `json:"rw,omitempty"`        // read/write resources (and downgrades)
+	Sems      []semSpec  `json:"sems,omitempty"`      // semaphores
+	Elections []string   `json:"elections,omitempty"` // elections
+	Multi     [][]string `json:"multi,omitempty"`     // overlapping sets for AcquireAll
+	Probe     bool       `json:"probe,omitempty"`     // a lane of try-acquires on the exclusive resources
+	Load      *loadSpec  `json:"load,omitempty"`      // the load phase, when on from the start
+}
+
+// semSpec is a semaphore resource and its limit.
+type semSpec struct {
+	Name  string `json:"name"`
+	Limit int    `json:"limit"`
 }
 
 // RunWorkerIfChild turns the process into a campaign worker, and exits when
@@ -73,10 +86,11 @@ type heldLease struct {
 	announced chan struct{}
 }
 
-// lane is one acquire loop of a worker.
+// lane is one acquire loop of a worker, running one recipe.
 type lane struct {
-	w   *worker
-	rng *rand.Rand
+	w      *worker
+	rng    *rand.Rand
+	recipe string // ModeExclusive, "rw", ModeSemaphore, ModeElection, ModeMulti, ModeDowngrade, "probe"
 }
 
 // runWorker is a worker's main. It connects its own zklock Client through
@@ -92,7 +106,7 @@ func runWorker(raw string) int {
 	}
 	w := &worker{
 		spec: spec,
-		hc:   &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
+		hc:   &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}},
 		pid:  os.Getpid(),
 		held: map[string]map[*heldLease]bool{},
 	}
@@ -109,6 +123,8 @@ func runWorker(raw string) int {
 	defer stop()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM)
+	loadSignal := make(chan os.Signal, 1)
+	signal.Notify(loadSignal, syscall.SIGUSR2)
 	term := make(chan struct{})
 	go func() {
 		for s := range sigs {
@@ -128,15 +144,30 @@ func runWorker(raw string) int {
 	w.send(Event{Kind: EvStart, Session: w.c.SessionID()})
 	stopReports := w.reportLocal(spec.LocalPeriod)
 	var lanes sync.WaitGroup
-	for i := range max(spec.Lanes, 1) {
-		ln := &lane{w: w, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.Proc)<<8|uint64(i)))}
+	for i, recipe := range w.recipes() {
+		ln := &lane{w: w, recipe: recipe, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.Proc)<<8|uint64(i)))}
 		lanes.Go(func() {
 			for ctx.Err() == nil {
 				ln.iteration(ctx)
 			}
 		})
 	}
+	load := newLoad(w)
+	if spec.Load != nil {
+		load.start(ctx, *spec.Load)
+	}
+	go func() {
+		for range loadSignal {
+			if spec.Load != nil || ctx.Err() != nil {
+				continue
+			}
+			if ls, ok := w.fetchLoad(); ok {
+				load.start(ctx, ls)
+			}
+		}
+	}()
 	lanes.Wait()
+	load.wait()
 	// Quiesced: every lease released or lost, every cancelled wait cleaned
 	// up. Local bookkeeping may lag a background delete by a moment.
 	deadline := time.Now().Add(2 * spec.SessionTimeout)
@@ -218,119 +249,6 @@ func (w *worker) localNodes() (Event, bool) {
 	return Event{Kind: EvLocal, T: t, Session: sid, Nodes: nodes}, true
 }
 
-// iteration is one acquire attempt and, when it succeeds, one critical
-// section.
-func (ln *lane) iteration(ctx context.Context) {
-	w := ln.w
-	op := w.op.Add(1)
-	r := w.spec.Resources[ln.rng.IntN(len(w.spec.Resources))]
-	timeout := w.spec.AcquireTimeout
-	var opts []zklock.AcquireOption
-	kind := ""
-	switch x := ln.rng.IntN(100); {
-	case x < 8:
-		opts = append(opts, zklock.Try())
-		kind = "try"
-	case x < 18:
-		// A short deadline: the wait is often cancelled, and its node must go.
-		timeout = time.Duration(50+ln.rng.IntN(400)) * time.Millisecond
-		kind = "short"
-	}
-	deadline := time.Now().Add(timeout)
-	actx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	w.send(Event{Kind: EvAcquire, Op: op, Resource: r, Deadline: deadline.UnixNano(), Detail: kind})
-
-	type result struct {
-		l  *zklock.Lease
-		at time.Time
-		// err is the acquire's error
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		l, err := w.c.Acquire(actx, r, opts...)
-		if err == nil {
-			// A lane of this process that held r before us and lost it
-			// was told (its Done closed) before we got the lock: stamp
-			// that loss now, before our acquire, rather than whenever its
-			// own watcher goroutine runs.
-			w.reportLosses(r)
-		}
-		ch <- result{l, time.Now(), err}
-	}()
-	var res result
-	hang := time.NewTimer(time.Until(deadline) + w.spec.HangGrace)
-	select {
-	case res = <-ch:
-		hang.Stop()
-	case <-hang.C:
-		w.send(Event{Kind: EvHung, Op: op, Resource: r, Deadline: deadline.UnixNano()})
-		res = <-ch
-	}
-	if res.err != nil {
-		w.send(Event{Kind: EvAcquireFailed, T: res.at.UnixNano(), Op: op, Resource: r, Deadline: deadline.UnixNano(),
-			Outcome: outcome(res.err), Err: res.err.Error()})
-		if errors.Is(res.err, zklock.ErrLocked) {
-			time.Sleep(time.Duration(1+ln.rng.IntN(10)) * time.Millisecond)
-		}
-		return
-	}
-	l := res.l
-	tok := l.Token()
-	// A few leases are held for about two session timeouts, so that faults
-	// aimed at them (the nemesis prefers them) strike while the lock is held.
-	steps, work, hold := w.spec.Steps, w.spec.Work, ""
-	if ln.rng.IntN(100) < w.spec.LongPercent {
-		steps, work, hold = 8, w.spec.SessionTimeout/4, "long"
-	}
-	// Tracked before it is announced, so that another lane acquiring r
-	// after a loss of this lease within the announcement still stamps it.
-	h := w.track(l, op, tok, r)
-	w.send(Event{Kind: EvAcquired, T: res.at.UnixNano(), Op: op, Resource: r, Token: tok, Session: l.SessionID(),
-		Deadline: deadline.UnixNano(), Detail: hold})
-	close(h.announced)
-	go func() {
-		<-l.Done()
-		w.reportLoss(h)
-	}()
-
-	// The critical section: register the token with the store at once, then
-	// a few steps of "check the lease, do some work, write the result". The
-	// check and the write are not atomic: a pause between them (a GC, a
-	// SIGSTOP) sends a write from a holder that may have lost its lock.
-	// Fencing must refuse it.
-	w.write(op, r, tok)
-	for range steps {
-		select {
-		case <-l.Done():
-		default:
-			time.Sleep(work/2 + time.Duration(ln.rng.Int64N(int64(work))))
-			w.write(op, r, tok)
-			continue
-		}
-		break
-	}
-	w.send(Event{Kind: EvRelease, Op: op, Resource: r, Token: tok})
-	rctx, rcancel := context.WithTimeout(context.Background(), 2*w.spec.SessionTimeout)
-	err := l.Release(rctx)
-	rcancel()
-	w.untrack(h)
-	ev := Event{Kind: EvReleased, Op: op, Resource: r, Token: tok, Outcome: "ok"}
-	if err != nil {
-		ev.Err = err.Error()
-		switch {
-		case errors.Is(err, zklock.ErrLeaseLost):
-			ev.Outcome = "lost"
-		case errors.Is(err, context.DeadlineExceeded):
-			ev.Outcome = "unconfirmed"
-		default:
-			ev.Outcome = "error"
-		}
-	}
-	w.send(ev)
-}
-
 // track records a lane's lease until untrack.
 func (w *worker) track(l *zklock.Lease, op, tok int64, r string) *heldLease {
 	h := &heldLease{l: l, op: op, tok: tok, resource: r, announced: make(chan struct{})}
@@ -395,13 +313,15 @@ func outcome(err error) string {
 		return "closed"
 	case errors.Is(err, zklock.ErrUnavailable):
 		return "unavailable"
+	case errors.Is(err, zklock.ErrLeaseLost):
+		return "part-lost" // a multi-resource acquire lost a part it held while waiting for the rest
 	}
 	return "error" // a violation (VUnexpectedError)
 }
 
 // write sends a fenced write to the store and returns its verdict.
-func (w *worker) write(op int64, r string, tok int64) bool {
-	req := writeRequest{Proc: w.spec.Proc, Slot: w.spec.Slot, Op: op, Resource: r, Token: tok, Sent: time.Now().UnixNano()}
+func (w *worker) write(op int64, r string, tok int64, mode string) bool {
+	req := writeRequest{Proc: w.spec.Proc, Slot: w.spec.Slot, Op: op, Resource: r, Token: tok, Mode: mode, Sent: time.Now().UnixNano()}
 	var resp writeResponse
 	w.post("/write", req, &resp)
 	return resp.Accepted
@@ -414,7 +334,21 @@ func (w *worker) send(e Event) {
 		e.T = time.Now().UnixNano()
 	}
 	e.Proc, e.Slot, e.PID = w.spec.Proc, w.spec.Slot, w.pid
+	if e.Server == 0 && w.c != nil {
+		e.Server = w.serverIndex(w.c.Conn().Server())
+	}
 	w.post("/event", e, nil)
+}
+
+// serverIndex maps the address go-zookeeper is connected to (one of the
+// worker's proxies, in ensemble order) to the member's 1-based index.
+func (w *worker) serverIndex(addr string) int {
+	for i, s := range w.spec.Servers {
+		if s == addr {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // post sends v as JSON to the hub. A worker that cannot reach the hub has

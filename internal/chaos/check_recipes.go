@@ -1,0 +1,343 @@
+package chaos
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// span is the stretch of the store's order over which a lease's counted
+// writes fell: the sequence numbers of its first and last.
+type span struct {
+	l           *leaseRec
+	first, last int64
+	firstT      int64
+	lastT       int64
+}
+
+// goodStanding reports whether a write of l, received at t and sent at
+// sent, came from a holder that had no reason to doubt its lease: not
+// paused since its acquire, not told of loss, its node not deleted by the
+// operator. Only such writes can witness two holders at once where tokens
+// cannot fence (semaphores).
+func (c *checker) goodStanding(l *leaseRec, sent, t int64) bool {
+	switch {
+	case c.pausedDuring(l.key.proc, l.acquired, t):
+		return false
+	case l.lost != 0 && l.lost <= sent:
+		return false
+	case c.deletedBy(l, t) != nil:
+		return false
+	}
+	return true
+}
+
+// checkSharedWrites judges the accepted writes of read/write locks and
+// semaphores, per resource, in the store's order:
+//
+//   - read/write: the stretch of a writer's writes holds no write of
+//     another lease, and its writes fall in no other lease's stretch;
+//   - semaphore: no point of the order lies in the stretches of more than
+//     limit leases (writes of holders not in good standing, which no token
+//     can fence, are counted apart: Stale.Unfenced).
+func (c *checker) checkSharedWrites() {
+	r := c.rep
+	spans := map[string]map[*leaseRec]*span{}
+	for _, e := range c.evs {
+		if e.Kind != EvWrite || !e.Accepted {
+			continue
+		}
+		kind := c.kindOf(e.Resource)
+		if kind == "x" {
+			continue
+		}
+		l := c.leases[leaseKey{e.Proc, e.Op, e.Resource}]
+		if l == nil {
+			continue
+		}
+		if kind == "sem" && !c.goodStanding(l, e.Sent, e.T) {
+			r.Stale.Unfenced++
+			continue
+		}
+		m := spans[e.Resource]
+		if m == nil {
+			m = map[*leaseRec]*span{}
+			spans[e.Resource] = m
+		}
+		if sp := m[l]; sp != nil {
+			sp.last, sp.lastT = e.Seq, e.T
+		} else {
+			m[l] = &span{l: l, first: e.Seq, last: e.Seq, firstT: e.T, lastT: e.T}
+		}
+	}
+	for _, res := range slicesSorted(spans) {
+		list := make([]*span, 0, len(spans[res]))
+		for _, sp := range spans[res] {
+			list = append(list, sp)
+		}
+		slices.SortFunc(list, func(a, b *span) int { return cmp.Compare(a.first, b.first) })
+		if c.kindOf(res) == "rw" {
+			c.rwSpans(res, list)
+		} else {
+			c.semSpans(res, list)
+		}
+	}
+}
+
+// rwSpans reports every pair of overlapping stretches with a writer in it.
+func (c *checker) rwSpans(res string, list []*span) {
+	for i, a := range list {
+		for _, b := range list[i+1:] {
+			if b.first > a.last {
+				break
+			}
+			if a.l.writer() || b.l.writer() {
+				c.violation(VSharedOverlap, res, fmt.Sprintf("%v (%s, token %#x) and %v (%s, token %#x) both had writes accepted while the other was writing",
+					a.l.key, a.l.mode, a.l.token, b.l.key, b.l.mode, b.l.token), min(a.firstT, b.firstT), max(a.lastT, b.lastT), a.l.key, b.l.key)
+			}
+		}
+	}
+}
+
+// semSpans reports each point where more than limit stretches overlap.
+func (c *checker) semSpans(res string, list []*span) {
+	limit := 0
+	for _, sp := range list {
+		limit = max(limit, sp.l.limit)
+	}
+	if limit == 0 {
+		return
+	}
+	var open []*span
+	for _, sp := range list {
+		open = slices.DeleteFunc(open, func(o *span) bool { return o.last < sp.first })
+		open = append(open, sp)
+		if len(open) > limit {
+			var who []string
+			var keys []leaseKey
+			from := sp.firstT
+			for _, o := range open {
+				who = append(who, fmt.Sprintf("%v (token %#x)", o.l.key, o.l.token))
+				keys = append(keys, o.l.key)
+				from = min(from, o.firstT)
+			}
+			c.violation(VOverLimit, res, fmt.Sprintf("%d holders of a semaphore of %d wrote at once: %s", len(open), limit, strings.Join(who, ", ")),
+				from, sp.firstT, keys...)
+			open = open[:0] // report each crowd once
+		}
+	}
+}
+
+// checkSharedHandOffs is checkHandOffs for read/write locks and
+// semaphores: when a lease is granted, the leases still held in their
+// holders' eyes must leave room for it (no writer beside anyone; fewer
+// than limit semaphore holders). A paused holder, or one whose node the
+// operator had just deleted, is excused as in checkHandOffs.
+func (c *checker) checkSharedHandOffs() {
+	r := c.rep
+	for _, res := range slicesSorted(c.byRes) {
+		kind := c.kindOf(res)
+		if kind == "x" {
+			continue
+		}
+		ls := slices.Clone(c.byRes[res])
+		slices.SortFunc(ls, func(a, b *leaseRec) int { return cmp.Compare(a.acquired, b.acquired) })
+		var active []*leaseRec
+		for _, b := range ls {
+			active = slices.DeleteFunc(active, func(a *leaseRec) bool {
+				end, _ := a.end()
+				return end != 0 && end <= b.acquired
+			})
+			var conflict []*leaseRec
+			for _, a := range active {
+				if kind == "sem" || a.writer() || b.writer() {
+					conflict = append(conflict, a)
+				}
+			}
+			room := 0
+			if kind == "sem" {
+				room = max(b.limit-1, 0)
+			}
+			if len(conflict) > room {
+				var guilty []*leaseRec
+				for _, a := range conflict {
+					end, _ := a.end()
+					if end == 0 {
+						end = c.lastT
+					}
+					switch {
+					case c.deletedBy(a, b.acquired) != nil:
+						r.OperatorOverlaps++
+					case c.pausedDuring(a.key.proc, b.acquired-int64(c.p.HangGrace), end):
+						r.PausedOverlaps++
+					default:
+						guilty = append(guilty, a)
+					}
+				}
+				if len(guilty) > room {
+					for _, a := range guilty[:len(guilty)-room] {
+						end, how := a.end()
+						kindV := VDoubleGrant
+						if how == "lost" {
+							kindV = VLateLoss
+						}
+						c.violation(kindV, res, fmt.Sprintf("%v (%s, token %#x, %s at %s) still held when %v (%s, token %#x) acquired",
+							a.key, a.mode, a.token, how, clockOr(end), b.key, b.mode, b.token), a.acquired, max(b.acquired, end), a.key, b.key)
+					}
+				}
+			}
+			active = append(active, b)
+		}
+	}
+}
+
+func clockOr(t int64) string {
+	if t == 0 {
+		return "never"
+	}
+	return clock(t)
+}
+
+// checkDowngrades checks that no other writer got in between a write
+// lease and the read lease its Downgrade returned: none acquired between
+// the write lease's acquire and the read lease's, none had a write
+// accepted between their writes.
+func (c *checker) checkDowngrades() {
+	r := c.rep
+	for _, l := range c.sortedLeases() {
+		if l.mode != ModeDowngrade || l.from == 0 {
+			continue
+		}
+		w := c.leases[leaseKey{l.key.proc, l.from, l.resource}]
+		if w == nil {
+			continue
+		}
+		r.Downgrades++
+		for _, x := range c.byRes[l.resource] {
+			if x == w || x == l || !x.writer() {
+				continue
+			}
+			if x.acquired > w.acquired && x.acquired < l.acquired {
+				c.violation(VDowngradeGap, l.resource, fmt.Sprintf("%v (writer, token %#x) acquired between %v's write lease (token %#x) and the read lease of its Downgrade (token %#x)",
+					x.key, x.token, w.key, w.token, l.token), w.acquired, l.acquired, x.key, w.key)
+			}
+		}
+		if len(w.writes) == 0 || len(l.writes) == 0 {
+			continue
+		}
+		from, to := w.writes[len(w.writes)-1].Seq, l.writes[0].Seq
+		for _, e := range c.evs {
+			if e.Seq <= from || e.Seq >= to || e.Kind != EvWrite || !e.Accepted || e.Resource != l.resource {
+				continue
+			}
+			if x := c.leases[leaseKey{e.Proc, e.Op, e.Resource}]; x != nil && x.writer() && x != w {
+				c.violation(VDowngradeGap, l.resource, fmt.Sprintf("%v (writer, token %#x) wrote between %v's last write as a writer and its first as a reader",
+					x.key, x.token, w.key), w.acquired, l.acquired, x.key, w.key)
+			}
+		}
+	}
+}
+
+// checkOpDeletes checks that a holder whose node the operator deleted
+// stopped holding (told of its loss, released, or dead) within
+// DeleteNotice, unless it could not be told: paused, or cut off by a fault
+// of its own or of the ensemble at the time.
+func (c *checker) checkOpDeletes() {
+	r := c.rep
+	bound := int64(c.p.DeleteNotice)
+	for _, n := range slicesSorted(c.deletes) {
+		for _, f := range c.deletes[n] {
+			r.OpDeletes[f.role]++
+			for _, l := range c.byNode[n] {
+				if l.acquired > f.start {
+					continue
+				}
+				end, how := l.end()
+				if end != 0 && end < f.start {
+					continue // over before the delete
+				}
+				r.OpDeleteHolders++
+				if end != 0 && end <= f.start+bound {
+					r.OpDeleteNotice.add(float64(end-f.start) / 1e6)
+					continue
+				}
+				if c.pausedDuring(l.key.proc, f.start-int64(c.p.SessionTimeout), f.start+bound) || c.cutOff(l.key.proc, f.start-int64(c.p.SessionTimeout), f.start+bound) {
+					r.OpDeleteExcused++
+					continue
+				}
+				c.violation(VDeleteUnnoticed, l.resource, fmt.Sprintf("%v (token %#x) went on holding after the operator deleted its node %s (%s; %s at %s, %v later)",
+					l.key, l.token, n, f.role, how, clockOr(end), durOr(end, f.start)), f.start, max(end, f.start+bound), l.key)
+			}
+		}
+	}
+}
+
+func durOr(end, start int64) string {
+	if end == 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%.0f ms", float64(end-start)/1e6)
+}
+
+// cutOff reports whether proc may have been out of touch with ZooKeeper in
+// [from, to]: a network fault of its own, or a fault of the ensemble.
+func (c *checker) cutOff(proc int, from, to int64) bool {
+	for _, f := range c.faults {
+		if f.start > to || f.end < from {
+			continue
+		}
+		if f.kind.Server() || (f.proc == proc && f.kind.Network()) {
+			return true
+		}
+	}
+	return false
+}
+
+// countRecipes fills the per-recipe table: acquisitions, failures,
+// violations.
+func (c *checker) countRecipes() {
+	r := c.rep
+	c.loadStats()
+	for _, a := range c.attempts {
+		rc := r.recipe(recipeOf(a.mode, a.detail))
+		rc.Attempts++
+		if a.acquired {
+			rc.Acquisitions++
+		} else if a.outcome != "" {
+			rc.Failures[a.outcome]++
+		}
+	}
+	for _, v := range r.Violations {
+		if v.Resource == "" {
+			continue
+		}
+		name := recipeOfResource(v.Resource)
+		if v.Kind == VDowngradeGap {
+			name = RecipeDowngrade
+		}
+		r.recipe(name).Violations++
+	}
+}
+
+func slicesSorted[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// sortedLeases returns every lease record in acquire order.
+func (c *checker) sortedLeases() []*leaseRec {
+	ls := make([]*leaseRec, 0, len(c.leases))
+	for _, l := range c.leases {
+		ls = append(ls, l)
+	}
+	slices.SortFunc(ls, func(a, b *leaseRec) int {
+		return cmp.Or(cmp.Compare(a.acquired, b.acquired), cmp.Compare(a.key.proc, b.key.proc), cmp.Compare(a.key.op, b.key.op),
+			cmp.Compare(a.key.res, b.key.res))
+	})
+	return ls
+}

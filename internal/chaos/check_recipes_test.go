@@ -1,0 +1,224 @@
+package chaos_test
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zklockkit/zklockkit/internal/chaos"
+)
+
+// held adds a lease of the given mode: acquired at acq (its acquire began
+// 1 ms before), released at rel (confirmed 1 ms later), with accepted
+// writes at the given times. A semaphore's limit is in limit.
+func (h *history) held(proc int, op int64, r, mode string, limit int, token int64, acq, rel int, writes ...int) *history {
+	h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(acq - 1), Proc: proc, Op: op, Resource: r, Mode: mode, Limit: limit, Deadline: at(acq + 5000)})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(acq), Began: at(acq - 1), Proc: proc, Op: op, Resource: r, Mode: mode, Limit: limit,
+		Token: token, Deadline: at(acq + 5000), Nodes: []string{nodeOf(r, token)}})
+	for _, w := range writes {
+		h.add(chaos.Event{Kind: chaos.EvWrite, T: at(w), Sent: at(w), Proc: proc, Op: op, Resource: r, Mode: storeMode(mode), Token: token, Accepted: true})
+	}
+	if rel > 0 {
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(rel), Proc: proc, Op: op, Resource: r, Mode: mode, Token: token})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(rel + 1), Proc: proc, Op: op, Resource: r, Mode: mode, Token: token, Outcome: "ok"})
+	}
+	return h
+}
+
+// inTimeOrder renumbers the history in time order: the store's order is
+// the history's, and held adds each lease's events together.
+func (h *history) inTimeOrder() *history {
+	slices.SortStableFunc(h.evs, func(a, b chaos.Event) int { return cmp.Compare(a.T, b.T) })
+	for i := range h.evs {
+		h.evs[i].Seq = int64(i + 1)
+	}
+	return h
+}
+
+func nodeOf(r string, token int64) string {
+	return "/root/" + r + "/_c_x-lock-" + string(rune('0'+token%10))
+}
+
+func storeMode(mode string) string {
+	switch mode {
+	case chaos.ModeRead, chaos.ModeDowngrade:
+		return chaos.ModeRead
+	case chaos.ModeSemaphore:
+		return chaos.ModeSemaphore
+	}
+	return chaos.ModeExclusive
+}
+
+// Readers may hold and write together; a writer beside a reader may not,
+// neither granted (the reader still held) nor writing (its write falls
+// inside the reader's writes).
+func TestCheckReadersAndWriter(t *testing.T) {
+	h := (&history{}).held(1, 1, "rw-0", chaos.ModeRead, 0, 10, 0, 100, 1, 50).held(2, 1, "rw-0", chaos.ModeRead, 0, 11, 5, 110, 6, 60)
+	h.held(3, 1, "rw-0", chaos.ModeWrite, 0, 12, 120, 200, 121, 150)
+	wantViolations(t, chaos.Check(h.evs, params))
+
+	// A broken store (it took the reader's 10 after the writer's 12) lets
+	// the interleaving through: the checker sees it, and porcupine sees the
+	// store's verdicts fit no fenced register.
+	h = (&history{}).held(1, 1, "rw-0", chaos.ModeRead, 0, 10, 0, 100, 1, 50).held(2, 1, "rw-0", chaos.ModeWrite, 0, 12, 20, 90, 30).inTimeOrder()
+	r := chaos.Check(h.evs, params)
+	wantViolations(t, r, chaos.VSharedOverlap, chaos.VDoubleGrant, chaos.VStoreHistory)
+	if r.SharedOverlaps != 1 || r.DoubleGrants != 1 || !strings.Contains(r.Violations[0].Detail, "proc 2 op 1 (w, token 0xc)") {
+		t.Fatalf("counts %d %d, detail %s", r.SharedOverlaps, r.DoubleGrants, r.Violations[0].Detail)
+	}
+	// A reader let in beside a writer whose writes do not interleave with
+	// its own is still a grant beside a writer.
+	h = (&history{}).held(1, 1, "rw-0", chaos.ModeWrite, 0, 10, 0, 100, 1).held(2, 1, "rw-0", chaos.ModeRead, 0, 12, 20, 90, 30).inTimeOrder()
+	wantViolations(t, chaos.Check(h.evs, params), chaos.VDoubleGrant)
+}
+
+// A semaphore of 2: two holders write together; a third beside them is
+// over the limit, unless it was paused (its writes cannot be fenced, and
+// are counted apart).
+func TestCheckSemaphoreLimit(t *testing.T) {
+	two := func() *history {
+		return (&history{}).held(1, 1, "sem-0", chaos.ModeSemaphore, 2, 10, 0, 100, 1, 60).held(2, 1, "sem-0", chaos.ModeSemaphore, 2, 11, 5, 110, 6, 70)
+	}
+	wantViolations(t, chaos.Check(two().evs, params))
+
+	h := two().held(3, 1, "sem-0", chaos.ModeSemaphore, 2, 12, 20, 90, 30).inTimeOrder()
+	r := chaos.Check(h.evs, params)
+	wantViolations(t, r, chaos.VOverLimit, chaos.VDoubleGrant)
+	if !strings.Contains(r.Violations[0].Detail, "3 holders of a semaphore of 2 wrote at once") {
+		t.Fatalf("detail %s", r.Violations[0].Detail)
+	}
+
+	// The first holder paused from 10 ms: overtaken, and its write at 65
+	// is left out of the count.
+	h = two()
+	h.add(chaos.Event{Kind: chaos.EvFault, T: at(10), Fault: string(chaos.FaultPause), FaultID: 1, Proc: 1})
+	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(3000), FaultID: 1})
+	h.held(3, 1, "sem-0", chaos.ModeSemaphore, 2, 12, 20, 90, 30).inTimeOrder()
+	r = chaos.Check(h.evs, params)
+	wantViolations(t, r)
+	if r.Stale.Unfenced != 1 || r.PausedOverlaps != 1 {
+		t.Fatalf("unfenced %d, paused overlaps %d", r.Stale.Unfenced, r.PausedOverlaps)
+	}
+}
+
+// A downgrade leaves no moment in which another writer can get in.
+func TestCheckDowngradeGap(t *testing.T) {
+	downgrade := func(h *history) *history {
+		h.held(1, 1, "rw-0", chaos.ModeWrite, 0, 10, 0, 0, 1)
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(50), Proc: 1, Op: 1, Resource: "rw-0", Mode: chaos.ModeWrite, Detail: "downgrade"})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(61), Proc: 1, Op: 1, Resource: "rw-0", Mode: chaos.ModeWrite, Outcome: "downgraded"})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(60), Began: at(50), Proc: 1, Op: 2, Resource: "rw-0", Mode: chaos.ModeDowngrade,
+			Token: 11, From: 1, Detail: "downgrade"})
+		h.add(chaos.Event{Kind: chaos.EvWrite, T: at(70), Sent: at(70), Proc: 1, Op: 2, Resource: "rw-0", Mode: chaos.ModeRead, Token: 11, Accepted: true})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(100), Proc: 1, Op: 2, Resource: "rw-0", Mode: chaos.ModeDowngrade})
+		return h.add(chaos.Event{Kind: chaos.EvReleased, T: at(101), Proc: 1, Op: 2, Resource: "rw-0", Mode: chaos.ModeDowngrade, Outcome: "ok"})
+	}
+	r := chaos.Check(downgrade(&history{}).evs, params)
+	wantViolations(t, r)
+	if r.Downgrades != 1 {
+		t.Fatalf("downgrades %d", r.Downgrades)
+	}
+	h := downgrade(&history{})
+	h.held(2, 1, "rw-0", chaos.ModeWrite, 0, 12, 55, 58)
+	wantViolations(t, chaos.Check(h.evs, params), chaos.VDowngradeGap)
+}
+
+// A holder whose node the operator deletes must stop holding within the
+// notice bound; the next holder, let in by the same deletion, is no double
+// grant, and the holder's late write, refused, is no violation either.
+func TestCheckOperatorDelete(t *testing.T) {
+	run := func(lostAt int) *chaos.Report {
+		h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 0, 0, 1)
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultOpDelete), FaultID: 1, Target: nodeOf("res-0", 10),
+			Resource: "res-0", Detail: "holder"})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(101), FaultID: 1})
+		h.held(2, 1, "res-0", chaos.ModeExclusive, 0, 20, 102, 3000, 103)
+		h.write(1, 1, "res-0", 10, 104, false)
+		h.add(chaos.Event{Kind: chaos.EvLost, T: at(lostAt), Proc: 1, Op: 1, Resource: "res-0", Err: "lost: node_deleted"})
+		return chaos.Check(h.evs, params)
+	}
+	r := run(150)
+	wantViolations(t, r)
+	if r.OperatorOverlaps != 1 || r.Stale.RejectedAfterDelete != 1 || r.OpDeleteHolders != 1 || r.OpDeleteNotice.MedianMS != 50 {
+		t.Fatalf("overlaps %d, rejected after delete %d, holders %d, notice %+v", r.OperatorOverlaps, r.Stale.RejectedAfterDelete, r.OpDeleteHolders, r.OpDeleteNotice)
+	}
+	r = run(2100)
+	wantViolations(t, r, chaos.VDeleteUnnoticed)
+	if !strings.Contains(r.Violations[0].Detail, "lost at") || !strings.Contains(r.Violations[0].Detail, "2000 ms later") {
+		t.Fatalf("detail %s", r.Violations[0].Detail)
+	}
+}
+
+// A multi-resource lease is judged per part, with each part's token.
+func TestCheckMultiParts(t *testing.T) {
+	h := &history{}
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(0), Proc: 1, Op: 1, Resource: "all-a,all-b", Mode: chaos.ModeMulti, Token: 10,
+		Parts: map[string]int64{"all-a": 10, "all-b": 11}})
+	h.write(1, 1, "all-a", 10, 1, true).write(1, 1, "all-b", 11, 2, true)
+	h.held(2, 1, "all-b", chaos.ModeExclusive, 0, 12, 3, 20, 4)
+	h.write(1, 1, "all-b", 11, 5, false)
+	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(30), Proc: 1, Op: 1, Resource: "all-a,all-b", Mode: chaos.ModeMulti})
+	r := chaos.Check(h.evs, params)
+	// all-b changed hands while the lease held it: a double grant on that
+	// part only, and the holder's write refused in good standing.
+	wantViolations(t, r, chaos.VGoodStanding, chaos.VDoubleGrant)
+	if r.Violations[1].Resource != "all-b" {
+		t.Fatalf("double grant on %s", r.Violations[1].Resource)
+	}
+}
+
+// The liveness figures miss their targets: a try that took 1.5 s, a
+// semaphore slot left free for 1.9 s while a waiter waited.
+func TestCheckLivenessTargets(t *testing.T) {
+	h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 0, 100)
+	h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(200), Proc: 2, Op: 1, Resource: "res-0", Detail: "try", Deadline: at(9000)})
+	h.add(chaos.Event{Kind: chaos.EvAcquireFailed, T: at(1700), Began: at(200), Proc: 2, Op: 1, Resource: "res-0", Outcome: "locked", Detail: "try"})
+	r := chaos.Check(h.evs, params)
+	wantViolations(t, r, chaos.VLiveness)
+	if !strings.Contains(r.Violations[0].Detail, "try-acquire answer (main phase, quiet): 1 of 1 samples over 1000 ms, max 1500 ms") {
+		t.Fatalf("detail %s", r.Violations[0].Detail)
+	}
+
+	h = (&history{}).held(1, 1, "sem-0", chaos.ModeSemaphore, 2, 10, 0, 2500, 1).held(2, 1, "sem-0", chaos.ModeSemaphore, 2, 11, 5, 100, 6)
+	h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(50), Proc: 3, Op: 1, Resource: "sem-0", Mode: chaos.ModeSemaphore, Limit: 2})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(2000), Proc: 3, Op: 1, Resource: "sem-0", Mode: chaos.ModeSemaphore, Limit: 2, Token: 12})
+	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(2100), Proc: 3, Op: 1, Resource: "sem-0"})
+	r = chaos.Check(h.evs, params)
+	wantViolations(t, r, chaos.VLiveness, chaos.VLiveness)
+	for i, want := range []string{"release → next holder (main phase, quiet): 1 of 1 samples over 1000 ms, max 1900 ms",
+		"free slot unclaimed while a waiter waited (main phase, quiet): 1 of 3 samples over 1000 ms, max 1899 ms"} {
+		if !strings.Contains(r.Violations[i].Detail, want) {
+			t.Fatalf("violation %d: %s, want %q", i, r.Violations[i].Detail, want)
+		}
+	}
+	// The same wait during a fault of the ensemble is measured, not failed.
+	h.add(chaos.Event{Kind: chaos.EvFault, T: at(90), Fault: string(chaos.FaultLeaderKill), FaultID: 1})
+	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(1500), FaultID: 1})
+	wantViolations(t, chaos.Check(h.evs, params))
+}
+
+// A killed leader's successor must lead within session timeout + 1 s.
+func TestCheckLeaderlessGap(t *testing.T) {
+	run := func(nextAt int) *chaos.Report {
+		h := (&history{}).held(1, 1, "el-0", chaos.ModeElection, 0, 10, 0, 0, 1)
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10), Proc: 2, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Deadline: at(20000)})
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultKill), FaultID: 1, Proc: 1})
+		h.add(chaos.Event{Kind: chaos.EvDied, T: at(100), Proc: 1, Outcome: "killed"})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(300), FaultID: 1})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(nextAt), Proc: 2, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Token: 20})
+		return chaos.Check(h.evs, params)
+	}
+	r := run(3400)
+	wantViolations(t, r)
+	var f *chaos.Figure
+	for _, x := range r.Liveness {
+		if x.Name == chaos.FigLeaderless {
+			f = x
+		}
+	}
+	if f == nil || f.N != 1 || f.MaxMS != 3300 || f.Window != "quiet" {
+		t.Fatalf("leaderless figure %+v", f)
+	}
+	wantViolations(t, run(4200), chaos.VLiveness)
+}

@@ -1,0 +1,595 @@
+package chaos
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Liveness figures. Each is measured in the main phase and in the load
+// phase, outside fault windows ("quiet") and during them ("faults"); the
+// targets apply where the figure says.
+const (
+	// FigHandOff: from a holder's release, with a waiter waiting, to the
+	// next holder's acquire. Target, quiet: SlotBound.
+	FigHandOff = "release → next holder"
+	// FigFreeSlot: the longest a lock or semaphore had a free slot (fewer
+	// holders than it allows; for a read/write lock, none) while a waiter
+	// waited. Target, quiet: SlotBound.
+	FigFreeSlot = "free slot unclaimed while a waiter waited"
+	// FigHeal: from the end of a fault to the first acquire of every
+	// worker it hit. Target, with no other fault meanwhile: the session
+	// timeout.
+	FigHeal = "heal → first acquire of each worker hit"
+	// FigTry: a try-acquire's answer. Target, quiet and during faults (a
+	// paused process excepted): TryBound.
+	FigTry = "try-acquire answer"
+	// FigLeaderless: from a leader's death (killed, paused, cut off,
+	// its node deleted) to the next leader, with a candidate waiting.
+	// Target, with no other fault meanwhile: session timeout + 1s.
+	FigLeaderless = "leaderless gap after a leader's death"
+)
+
+// AllFigures lists the figures in report order.
+var AllFigures = []string{FigHandOff, FigFreeSlot, FigHeal, FigTry, FigLeaderless}
+
+// Figure is one liveness figure in one phase and window, in milliseconds.
+type Figure struct {
+	Name    string  `json:"name"`
+	Phase   string  `json:"phase"`  // "main" or "load"
+	Window  string  `json:"window"` // "quiet" or "faults"
+	N       int     `json:"n"`
+	P50MS   float64 `json:"p50_ms"`
+	P99MS   float64 `json:"p99_ms"`
+	MaxMS   float64 `json:"max_ms"`
+	LimitMS float64 `json:"limit_ms,omitempty"` // the target, 0 if none
+	Over    int     `json:"over"`               // samples over the target
+	Worst   string  `json:"worst,omitempty"`    // the largest sample
+	values  []float64
+	worstAt int64
+	from    int64
+	res     string
+}
+
+func (f *Figure) add(ms float64, what string, from, to int64, res string) {
+	f.values = append(f.values, ms)
+	if ms >= f.MaxMS {
+		f.MaxMS, f.Worst, f.worstAt, f.from, f.res = ms, what, to, from, res
+	}
+	if f.LimitMS > 0 && ms > f.LimitMS {
+		f.Over++
+	}
+}
+
+func (f *Figure) finish() {
+	f.N = len(f.values)
+	if f.N == 0 {
+		return
+	}
+	slices.Sort(f.values)
+	f.P50MS = f.values[f.N/2]
+	f.P99MS = f.values[min(f.N-1, f.N*99/100)]
+}
+
+// interval is a stretch of time.
+type interval struct{ from, to int64 }
+
+// windows is a sorted list of disjoint intervals.
+type windows []interval
+
+func mergeWindows(in []interval) windows {
+	slices.SortFunc(in, func(a, b interval) int { return cmp.Compare(a.from, b.from) })
+	var out windows
+	for _, iv := range in {
+		if n := len(out); n > 0 && iv.from <= out[n-1].to {
+			out[n-1].to = max(out[n-1].to, iv.to)
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// overlaps reports whether [from, to] meets a window.
+func (w windows) overlaps(from, to int64) bool {
+	i := sort.Search(len(w), func(i int) bool { return w[i].to >= from })
+	return i < len(w) && w[i].from <= to
+}
+
+// faultWindows tells which faults could slow what: a fault is felt from
+// its start to a session timeout after its end (a session cut off may
+// expire then). Server faults and partitions touch everyone; an operator's
+// delete touches its queue; a process fault touches its process and every
+// queue the process had a node in meanwhile.
+type faultWindows struct {
+	global windows
+	proc   map[int]windows
+	res    map[string]windows
+}
+
+func (c *checker) faultWindows(except *faultRec) *faultWindows {
+	if c.touched == nil {
+		c.touched = c.touchedResources()
+	}
+	settle := int64(c.p.SessionTimeout)
+	var global []interval
+	proc := map[int][]interval{}
+	res := map[string][]interval{}
+	for _, f := range c.faults {
+		if f == except {
+			continue
+		}
+		iv := interval{f.start, f.end + settle}
+		switch {
+		case f.kind.Server():
+			global = append(global, iv)
+		case f.kind == FaultOpDelete:
+			res[f.resource] = append(res[f.resource], iv)
+		default:
+			proc[f.proc] = append(proc[f.proc], iv)
+			for _, r := range c.touched[f] {
+				res[r] = append(res[r], iv)
+			}
+		}
+	}
+	fw := &faultWindows{global: mergeWindows(global), proc: map[int]windows{}, res: map[string]windows{}}
+	for p, ivs := range proc {
+		fw.proc[p] = mergeWindows(ivs)
+	}
+	for r, ivs := range res {
+		fw.res[r] = mergeWindows(ivs)
+	}
+	return fw
+}
+
+// touchedResources returns, for each process fault, the resources its
+// process had a node in (waiting or holding) while the fault was felt.
+func (c *checker) touchedResources() map[*faultRec][]string {
+	settle := int64(c.p.SessionTimeout)
+	type acts struct {
+		ivs    []interval
+		maxTo  []int64 // prefix maximum of ivs[i].to
+		sorted bool
+	}
+	act := map[int]map[string]*acts{}
+	note := func(proc int, res string, from, to int64) {
+		if act[proc] == nil {
+			act[proc] = map[string]*acts{}
+		}
+		for _, r := range strings.Split(res, ",") {
+			a := act[proc][r]
+			if a == nil {
+				a = &acts{}
+				act[proc][r] = a
+			}
+			a.ivs = append(a.ivs, interval{from, to})
+		}
+	}
+	for _, a := range c.attempts {
+		note(a.key.proc, a.key.res, a.start, cmp.Or(a.end, c.lastT))
+	}
+	for _, l := range c.leases {
+		end, _ := l.end()
+		note(l.key.proc, l.resource, l.acquired, cmp.Or(end, c.lastT))
+	}
+	out := map[*faultRec][]string{}
+	for _, f := range c.faults {
+		if f.kind.Server() || f.kind == FaultOpDelete {
+			continue
+		}
+		from, to := f.start, f.end+settle
+		for r, a := range act[f.proc] {
+			if !a.sorted {
+				slices.SortFunc(a.ivs, func(x, y interval) int { return cmp.Compare(x.from, y.from) })
+				a.maxTo = make([]int64, len(a.ivs))
+				for i, iv := range a.ivs {
+					a.maxTo[i] = iv.to
+					if i > 0 {
+						a.maxTo[i] = max(a.maxTo[i], a.maxTo[i-1])
+					}
+				}
+				a.sorted = true
+			}
+			i := sort.Search(len(a.ivs), func(i int) bool { return a.ivs[i].from > to }) - 1
+			if i >= 0 && a.maxTo[i] >= from {
+				out[f] = append(out[f], r)
+			}
+		}
+	}
+	return out
+}
+
+// felt reports whether a fault could have slowed something on resource
+// res (or, with res "", anything) involving procs during [from, to].
+func (fw *faultWindows) felt(res string, procs []int, from, to int64) bool {
+	if fw.global.overlaps(from, to) {
+		return true
+	}
+	for _, r := range strings.Split(res, ",") {
+		if r != "" && fw.res[r].overlaps(from, to) {
+			return true
+		}
+	}
+	for _, p := range procs {
+		if fw.proc[p].overlaps(from, to) {
+			return true
+		}
+	}
+	return false
+}
+
+// figures collects the samples of one checker run.
+type figures struct {
+	c  *checker
+	by map[[3]string]*Figure
+}
+
+func (fs *figures) get(name, phase, window string) *Figure {
+	k := [3]string{name, phase, window}
+	f := fs.by[k]
+	if f == nil {
+		f = &Figure{Name: name, Phase: phase, Window: window, LimitMS: fs.limit(name, window)}
+		fs.by[k] = f
+	}
+	return f
+}
+
+// limit returns a figure's target in ms, 0 where it has none.
+func (fs *figures) limit(name, window string) float64 {
+	p := fs.c.p
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	switch {
+	case name == FigTry:
+		return ms(p.TryBound)
+	case window != "quiet":
+		return 0
+	case name == FigHandOff, name == FigFreeSlot:
+		return ms(p.SlotBound)
+	case name == FigHeal:
+		return ms(p.SessionTimeout)
+	case name == FigLeaderless:
+		return ms(p.SessionTimeout + time.Second)
+	}
+	return 0
+}
+
+func (c *checker) phase(t int64) string {
+	if c.loadFrom != 0 && t >= c.loadFrom && (c.loadTo == 0 || t <= c.loadTo) {
+		return "load"
+	}
+	return "main"
+}
+
+func window(faulty bool) string {
+	if faulty {
+		return "faults"
+	}
+	return "quiet"
+}
+
+// checkLiveness measures the liveness figures and fails the campaign on
+// each figure that missed its target.
+func (c *checker) checkLiveness() {
+	if c.p.SessionTimeout <= 0 {
+		return
+	}
+	fs := &figures{c: c, by: map[[3]string]*Figure{}}
+	fw := c.faultWindows(nil)
+	attemptsByRes := map[string][]*attemptRec{}
+	for _, a := range c.attempts {
+		for _, r := range strings.Split(a.key.res, ",") {
+			attemptsByRes[r] = append(attemptsByRes[r], a)
+		}
+	}
+	byAcq := map[string][]*leaseRec{}
+	for res, ls := range c.byRes {
+		s := slices.Clone(ls)
+		slices.SortFunc(s, func(a, b *leaseRec) int { return cmp.Compare(a.acquired, b.acquired) })
+		byAcq[res] = s
+	}
+	c.handOffs(fs, fw, attemptsByRes, byAcq)
+	c.freeSlots(fs, fw, attemptsByRes, byAcq)
+	c.heals(fs)
+	c.tries(fs, fw)
+	c.leaderless(fs, attemptsByRes, byAcq)
+
+	for _, name := range AllFigures {
+		for _, phase := range []string{"main", "load"} {
+			for _, w := range []string{"quiet", "faults"} {
+				f := fs.by[[3]string{name, phase, w}]
+				if f == nil {
+					continue
+				}
+				f.finish()
+				c.rep.Liveness = append(c.rep.Liveness, f)
+				if f.LimitMS > 0 && f.MaxMS > f.LimitMS {
+					c.violation(VLiveness, f.res, fmt.Sprintf("%s (%s phase, %s): %d of %d samples over %.0f ms, max %.0f ms: %s",
+						name, phase, w, f.Over, f.N, f.LimitMS, f.MaxMS, f.Worst), f.from, f.worstAt)
+				}
+			}
+		}
+	}
+}
+
+// pendingAt returns the non-try attempts on res waiting at t (begun
+// before, not returned by then), other than skip's.
+func pendingAt(as []*attemptRec, t int64, skip leaseKey) []*attemptRec {
+	var out []*attemptRec
+	for _, a := range as {
+		if a.start < t && (a.end == 0 || a.end > t) && a.detail != "try" && a.key != skip {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func procsOf(as []*attemptRec, more ...int) []int {
+	out := slices.Clone(more)
+	for _, a := range as {
+		out = append(out, a.key.proc)
+	}
+	return out
+}
+
+// nextAfter returns the first lease of ls (sorted by acquire) acquired
+// after t, other than skip.
+func nextAfter(ls []*leaseRec, t int64, skip *leaseRec) *leaseRec {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].acquired > t })
+	for ; i < len(ls); i++ {
+		if ls[i] != skip {
+			return ls[i]
+		}
+	}
+	return nil
+}
+
+// handOffs measures FigHandOff: every confirmed release with a waiter
+// waiting (for a read/write lock, one that left it free) to the next
+// acquire. Multi-resource leases are left out: a waiter of theirs may wait
+// for another part.
+func (c *checker) handOffs(fs *figures, fw *faultWindows, attempts map[string][]*attemptRec, byAcq map[string][]*leaseRec) {
+	for res, ls := range byAcq {
+		kind := c.kindOf(res)
+		for _, a := range ls {
+			if a.mode == ModeMulti || a.released != "ok" || a.release == 0 || (a.lost != 0 && a.lost < a.release) {
+				continue
+			}
+			R := a.release
+			waiting := pendingAt(attempts[res], R, leaseKey{a.key.proc, a.key.op, a.key.res})
+			if len(waiting) == 0 {
+				continue
+			}
+			if kind == "rw" && c.heldAt(ls, R, a) {
+				continue
+			}
+			b := nextAfter(ls, R, a)
+			if b == nil {
+				continue
+			}
+			procs := procsOf(waiting, a.key.proc, b.key.proc)
+			f := fs.get(FigHandOff, c.phase(R), window(fw.felt(res, procs, R, b.acquired)))
+			f.add(float64(b.acquired-R)/1e6, fmt.Sprintf("%s: %v released at %s, %v acquired at %s (%d waiting)",
+				res, a.key, clock(R), b.key, clock(b.acquired), len(waiting)), R, b.acquired, res)
+		}
+	}
+}
+
+// heldAt reports whether a lease of ls other than skip was held at t.
+func (c *checker) heldAt(ls []*leaseRec, t int64, skip *leaseRec) bool {
+	for _, l := range ls {
+		if l == skip || l.acquired > t {
+			continue
+		}
+		if end, _ := l.end(); end == 0 || end > t {
+			return true
+		}
+	}
+	return false
+}
+
+// freeSlots measures FigFreeSlot by sweeping each resource's holders and
+// waiters over time. A holder's slot is free once its release is
+// confirmed; a lease lost or whose holder died is taken to hold its slot
+// until the next acquire (its node may linger until its session expires).
+func (c *checker) freeSlots(fs *figures, fw *faultWindows, attempts map[string][]*attemptRec, byAcq map[string][]*leaseRec) {
+	type step struct {
+		t      int64
+		dh, dw int
+	}
+	for res, ls := range byAcq {
+		kind := c.kindOf(res)
+		if len(ls) == 0 || ls[0].mode == ModeMulti {
+			continue
+		}
+		capacity := 1
+		if kind == "sem" {
+			capacity = max(ls[0].limit, 1)
+		}
+		var steps []step
+		for _, l := range ls {
+			steps = append(steps, step{t: l.acquired, dh: 1})
+			free := l.releasedAt
+			if l.released != "ok" && l.released != "downgraded" || free == 0 {
+				end, _ := l.end()
+				if n := nextAfter(ls, max(end, l.acquired), l); n != nil && end != 0 {
+					free = n.acquired
+				} else {
+					free = 0
+				}
+			}
+			if free != 0 {
+				steps = append(steps, step{t: free, dh: -1})
+			}
+		}
+		for _, a := range attempts[res] {
+			if a.detail == "try" {
+				continue
+			}
+			steps = append(steps, step{t: a.start, dw: 1})
+			if a.end != 0 {
+				steps = append(steps, step{t: a.end, dw: -1})
+			}
+		}
+		// At one instant, apply acquires (holder up, waiter down) before
+		// frees, so that a hand-off at the same nanosecond is no gap.
+		slices.SortFunc(steps, func(a, b step) int {
+			return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(b.dh, a.dh))
+		})
+		held, waiting := 0, 0
+		var since int64
+		for _, s := range steps {
+			held += s.dh
+			waiting += s.dw
+			free := held < capacity && waiting > 0
+			switch {
+			case free && since == 0:
+				since = s.t
+			case !free && since != 0:
+				if s.t > since {
+					procs := procsOf(pendingAt(attempts[res], since, leaseKey{}))
+					f := fs.get(FigFreeSlot, c.phase(since), window(fw.felt(res, procs, since, s.t)))
+					f.add(float64(s.t-since)/1e6, fmt.Sprintf("%s: %d of %d slots held, a waiter waiting from %s to %s",
+						res, held-s.dh, capacity, clock(since), clock(s.t)), since, s.t, res)
+				}
+				since = 0
+			}
+		}
+	}
+}
+
+// heals measures FigHeal: from each fault's end to the first acquire of
+// every worker slot it hit (process faults: its own slot, a respawned
+// worker included; the others: every slot).
+func (c *checker) heals(fs *figures) {
+	acqBySlot := map[int][]int64{}
+	procSlot := map[int]int{}
+	for _, e := range c.evs {
+		if e.Slot != 0 {
+			procSlot[e.Proc] = e.Slot
+		}
+		if e.Kind == EvAcquired && e.Detail != "load" {
+			acqBySlot[e.Slot] = append(acqBySlot[e.Slot], e.T)
+		}
+	}
+	var slots []int
+	for s := range acqBySlot {
+		slots = append(slots, s)
+	}
+	slices.Sort(slots)
+	for _, f := range c.faults {
+		if f.kind == FaultOpDelete || f.end == 0 || f.end >= c.lastT {
+			continue
+		}
+		hit := slots
+		if !f.kind.Server() {
+			hit = []int{procSlot[f.proc]}
+		}
+		var worst int64
+		worstSlot := 0
+		for _, s := range hit {
+			ts := acqBySlot[s]
+			i := sort.Search(len(ts), func(i int) bool { return ts[i] > f.end })
+			if i == len(ts) {
+				continue
+			}
+			if d := ts[i] - f.end; d > worst {
+				worst, worstSlot = d, s
+			}
+		}
+		if worstSlot == 0 {
+			continue
+		}
+		others := c.faultWindows(f)
+		var procs []int
+		for p, s := range procSlot {
+			if slices.Contains(hit, s) {
+				procs = append(procs, p)
+			}
+		}
+		fig := fs.get(FigHeal, c.phase(f.end), window(others.felt("", procs, f.end, f.end+worst)))
+		fig.add(float64(worst)/1e6, fmt.Sprintf("%s#%d healed at %s: slot %d acquired %.0f ms later", f.kind, f.id, clock(f.end), worstSlot,
+			float64(worst)/1e6), f.end, f.end+worst, "")
+	}
+}
+
+// tries measures FigTry: every try-acquire's answer, except a paused
+// process's.
+func (c *checker) tries(fs *figures, fw *faultWindows) {
+	for _, a := range c.attempts {
+		if a.detail != "try" || a.end == 0 {
+			continue
+		}
+		began := cmp.Or(a.began, a.start)
+		if c.pausedDuring(a.key.proc, began, a.end) {
+			continue
+		}
+		f := fs.get(FigTry, c.phase(began), window(fw.felt(a.key.res, []int{a.key.proc}, began, a.end)))
+		f.add(float64(a.end-began)/1e6, fmt.Sprintf("%s: %v tried at %s, answered %s at %s", a.key.res, a.key, clock(began), a.outcome, clock(a.end)),
+			began, a.end, a.key.res)
+	}
+}
+
+// leaderless measures FigLeaderless: for every leader lost or killed
+// (not resigned) with a candidate waiting, from its death (the start of
+// the fault that ended it, or the end itself) to the next leader.
+func (c *checker) leaderless(fs *figures, attempts map[string][]*attemptRec, byAcq map[string][]*leaseRec) {
+	for res, ls := range byAcq {
+		for _, l := range ls {
+			if l.mode != ModeElection {
+				continue
+			}
+			end, how := l.end()
+			if end == 0 || how == "release" {
+				continue
+			}
+			death, cause := end, c.causeOf(l, end)
+			if cause != nil {
+				death = max(min(cause.start, end), l.acquired)
+			}
+			if len(pendingAt(attempts[res], death, l.key)) == 0 {
+				continue
+			}
+			b := nextAfter(ls, death, l)
+			if b == nil {
+				continue
+			}
+			others := c.faultWindows(cause)
+			var procs []int
+			for _, a := range pendingAt(attempts[res], death, l.key) {
+				procs = append(procs, a.key.proc)
+			}
+			what := "death"
+			if cause != nil {
+				what = fmt.Sprintf("%s#%d", cause.kind, cause.id)
+			}
+			f := fs.get(FigLeaderless, c.phase(death), window(others.felt("", procs, death, b.acquired)))
+			f.add(float64(b.acquired-death)/1e6, fmt.Sprintf("%s: leader %v (%s) ended by %s at %s, %v led at %s", res, l.key, how, what,
+				clock(death), b.key, clock(b.acquired)), death, b.acquired, res)
+		}
+	}
+}
+
+// causeOf returns the fault that ended l at end: the operator's delete of
+// its node, else the latest fault on its process or of the ensemble that
+// began while it held and ended at most two session timeouts before end.
+func (c *checker) causeOf(l *leaseRec, end int64) *faultRec {
+	if f := c.deletedBy(l, end); f != nil {
+		return f
+	}
+	var best *faultRec
+	slack := 2 * int64(c.p.SessionTimeout)
+	for _, f := range c.faults {
+		if f.start < l.acquired || f.start > end || f.end+slack < end {
+			continue
+		}
+		if (f.proc == l.key.proc && f.kind != FaultOpDelete) || f.kind.Server() || slices.Contains(f.stuck, l.key.proc) {
+			if best == nil || f.start > best.start {
+				best = f
+			}
+		}
+	}
+	return best
+}

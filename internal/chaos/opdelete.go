@@ -1,0 +1,160 @@
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// opDelete is the operator's fault: delete one lock node from the
+// operator's own session, aiming at the recipe hit least so far. Half the
+// time the node is the first in its queue (a holder's), half the time a
+// later one (a waiter's). After deleting a waiter's node it watches, for
+// up to two session timeouts, for the same session to hold the same queue
+// with a new node, and deletes that one too ("requeued-holder"): a waiter
+// that queued again must watch its new node like any other.
+func (n *nemesis) opDelete(rng *rand.Rand) {
+	if n.conn == nil {
+		return
+	}
+	recipe := n.recipeFor(FaultOpDelete, rng)
+	queues, err := n.queues()
+	if err != nil || len(queues) == 0 {
+		return
+	}
+	var names []string
+	for q := range queues {
+		if recipeOfResource(path.Base(q)) == recipe && len(queues[q]) > 0 {
+			names = append(names, q)
+		}
+	}
+	if len(names) == 0 {
+		for q := range queues {
+			if len(queues[q]) > 0 && recipeOfResource(path.Base(q)) != RecipeLoad {
+				names = append(names, q)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	slices.Sort(names)
+	q := names[rng.IntN(len(names))]
+	kids := queues[q]
+	role, i := "holder", 0
+	if len(kids) > 1 && rng.IntN(2) == 0 {
+		role, i = "waiter", 1+rng.IntN(len(kids)-1)
+	}
+	victim := q + "/" + kids[i]
+	owner := n.deleteNode(victim, role, recipeOfResource(path.Base(q)))
+	if role != "waiter" || owner == 0 {
+		return
+	}
+	// The waiter queues again; once that session holds the queue's first
+	// node, delete that too.
+	deadline := time.Now().Add(2 * n.session)
+	for time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		kids, err := n.children(q)
+		if err != nil || len(kids) == 0 || q+"/"+kids[0] == victim {
+			continue
+		}
+		ok, st, err := n.conn.Exists(q + "/" + kids[0])
+		if err == nil && ok && st.EphemeralOwner == owner {
+			n.deleteNode(q+"/"+kids[0], "requeued-holder", recipeOfResource(path.Base(q)))
+			return
+		}
+	}
+}
+
+// deleteNode deletes p and records the fault; it returns p's owner
+// session, 0 if the node was gone already.
+func (n *nemesis) deleteNode(p, role, recipe string) int64 {
+	ok, st, err := n.conn.Exists(p)
+	if err != nil || !ok {
+		return 0
+	}
+	id := n.beginEvent(Event{Fault: string(FaultOpDelete), Target: p, Resource: path.Base(path.Dir(p)), Session: st.EphemeralOwner,
+		Mode: recipe, Detail: role})
+	detail := ""
+	if err := n.conn.Delete(p, -1); err != nil {
+		detail = "error: " + err.Error()
+		if errors.Is(err, zk.ErrNoNode) {
+			detail = "gone already"
+		}
+	}
+	n.end(id, detail)
+	return st.EphemeralOwner
+}
+
+// queues lists every queue under the root with its children in queue order.
+func (n *nemesis) queues() (map[string][]string, error) {
+	names, _, err := n.conn.Children(n.root)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, name := range names {
+		q := n.root + "/" + name
+		kids, err := n.children(q)
+		if err == nil {
+			out[q] = kids
+		}
+	}
+	return out, nil
+}
+
+// children lists a queue's nodes sorted by their sequence suffix.
+func (n *nemesis) children(q string) ([]string, error) {
+	kids, _, err := n.conn.Children(q)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(kids, func(a, b string) int { return strings.Compare(seqOf(a), seqOf(b)) })
+	return kids, nil
+}
+
+// seqOf returns a node name's 10-digit sequence suffix.
+func seqOf(name string) string {
+	if len(name) < 10 {
+		return name
+	}
+	return name[len(name)-10:]
+}
+
+// recipeOfResource names the recipe of a campaign resource by its name
+// (see resourceNames).
+func recipeOfResource(name string) string {
+	switch {
+	case strings.HasPrefix(name, "rw-"):
+		return RecipeRW
+	case strings.HasPrefix(name, "sem-"):
+		return RecipeSemaphore
+	case strings.HasPrefix(name, "el-"):
+		return RecipeElection
+	case strings.HasPrefix(name, "all-"):
+		return RecipeMulti
+	case strings.HasPrefix(name, "load-"):
+		return RecipeLoad
+	}
+	return RecipeExclusive
+}
+
+// resourceNames returns the campaign's resources: n exclusive ones, and
+// those of each recipe.
+func resourceNames(n int) (exclusive, rw []string, sems []semSpec, elections []string, multi [][]string) {
+	for i := range n {
+		exclusive = append(exclusive, fmt.Sprintf("res-%d", i))
+	}
+	rw = []string{"rw-0", "rw-1"}
+	sems = []semSpec{{Name: "sem-0", Limit: 2}, {Name: "sem-1", Limit: 3}}
+	elections = []string{"el-0"}
+	multi = [][]string{{"all-a", "all-b"}, {"all-b", "all-c"}, {"all-c", "all-a"}}
+	return
+}
