@@ -159,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	tick.Stop()
 	if cfg.Load.Sessions > 0 && ctx.Err() == nil {
-		runLoad(ctx, cfg, h, fl, progress)
+		runLoad(ctx, cfg, h, fl, nem, progress)
 	}
 	stopNemesis()
 	lanes.Wait()
@@ -201,7 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // runLoad runs the load phase: it hands each worker its share (new
 // workers get it at start), waits Duration, and records its start and end.
-func runLoad(ctx context.Context, cfg Config, h *hub, fl *fleet, progress func(string, ...any)) {
+func runLoad(ctx context.Context, cfg Config, h *hub, fl *fleet, nem *nemesis, progress func(string, ...any)) {
 	n := len(fl.slots)
 	res := make([]string, cfg.Load.Resources)
 	for i := range res {
@@ -214,7 +214,14 @@ func runLoad(ctx context.Context, cfg Config, h *hub, fl *fleet, progress func(s
 		share.Sessions*n, share.Waiters*n, n, len(res))})
 	progress("load phase: %d sessions, %d waiters, for %v", share.Sessions*n, share.Waiters*n, cfg.Load.Duration)
 	fl.startLoad()
-	sleepCtx(ctx, cfg.Load.Duration)
+	end := time.Now().Add(cfg.Load.Duration)
+	for time.Now().Before(end) && ctx.Err() == nil {
+		sleepCtx(ctx, min(cfg.QuietEvery, time.Until(end)))
+		if time.Until(end) > cfg.Quiet {
+			nem.quietUntil.Store(time.Now().Add(cfg.Quiet).UnixNano())
+			h.record(Event{Kind: EvNote, Detail: fmt.Sprintf("quiet period: no new fault for %v", cfg.Quiet)})
+		}
+	}
 	h.record(Event{Kind: EvPhase, Detail: "load-end"})
 }
 

@@ -124,6 +124,7 @@ type leaseRec struct {
 	nodes       []string // the lease's lock nodes
 	released    string   // EvReleased outcome
 	releasedAt  int64    // EvReleased T
+	lostServer  int      // the member its session was on when told of its loss (1-based, 0 unknown)
 }
 
 // writer reports whether l excludes every other holder.
@@ -159,6 +160,7 @@ type faultRec struct {
 	resource   string // op-delete: its queue
 	role       string // op-delete: holder, waiter, requeued-holder
 	stuck      []int  // isolate-follower: workers cut off with the follower
+	cut        []int  // partitions: the servers (1-based) cut off from the majority
 }
 
 type checker struct {
@@ -281,7 +283,7 @@ func (c *checker) index() {
 		case EvLost:
 			for _, pk := range keysOf(e) {
 				if l := c.leases[pk]; l != nil && l.lost == 0 {
-					l.lost = e.T
+					l.lost, l.lostServer = e.T, e.Server
 					l.lostWhy = lossReason(e.Err)
 					if pk.res == strings.Split(e.Resource, ",")[0] {
 						r.Losses[l.lostWhy]++
@@ -310,6 +312,14 @@ func (c *checker) index() {
 			died[e.Proc] = e.T
 		case EvFault:
 			f := &faultRec{id: e.FaultID, kind: FaultKind(e.Fault), proc: e.Proc, start: e.T, stuck: stuckProcs(e.Detail)}
+			if f.kind.Partition() && len(e.Nodes) > 0 {
+				for _, z := range strings.Split(e.Nodes[0], ",") {
+					var n int
+					if _, err := fmt.Sscanf(z, "zk%d", &n); err == nil {
+						f.cut = append(f.cut, n)
+					}
+				}
+			}
 			faults[e.FaultID] = f
 			c.faults = append(c.faults, f)
 			r.Faults[e.Fault]++
@@ -332,6 +342,11 @@ func (c *checker) index() {
 	for _, f := range c.faults {
 		if f.end == 0 {
 			f.end = c.lastT
+		}
+	}
+	for _, a := range c.attempts {
+		if t, ok := died[a.key.proc]; ok && a.end == 0 && t >= a.start {
+			a.end, a.outcome = t, "died" // a killed waiter waits no more
 		}
 	}
 	for _, l := range c.leases {
@@ -530,13 +545,23 @@ func (c *checker) attribute(l *leaseRec) string {
 		switch {
 		case f.proc == l.key.proc && (own == nil || f.start > own.start):
 			own = f
+		case slices.Contains(f.stuck, l.key.proc) && (own == nil || f.start > own.start):
+			own = f
 		case f.kind.Server() && (server == nil || f.start > server.start):
 			server = f
 		}
 	}
 	switch {
+	case own != nil && own.kind.Partition():
+		return string(own.kind) + "/minority"
 	case own != nil:
 		return string(own.kind)
+	case server != nil && server.kind.Partition():
+		// which side the holder's session was on when told of the loss
+		if slices.Contains(server.cut, l.lostServer) {
+			return string(server.kind) + "/minority"
+		}
+		return string(server.kind) + "/majority"
 	case server != nil:
 		return string(server.kind)
 	}

@@ -23,8 +23,9 @@ func (r *Report) checkCoverage(cfg Config) {
 		}
 	}
 	if cfg.Load.Sessions > 0 {
-		if r.Load.Sessions < cfg.Load.Sessions {
-			r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("load phase: %d sessions acquired < %d", r.Load.Sessions, cfg.Load.Sessions))
+		if r.Load.Sessions < cfg.Load.Sessions || r.Load.SessionsOpened < cfg.Load.Sessions {
+			r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("load phase: %d sessions opened, %d acquired a lease, want %d",
+				r.Load.SessionsOpened, r.Load.Sessions, cfg.Load.Sessions))
 		}
 		if r.Load.PeakWaiters < min(cfg.Load.Waiters, 5000) {
 			r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("load phase: at most %d waiters at once < %d", r.Load.PeakWaiters, min(cfg.Load.Waiters, 5000)))
@@ -45,10 +46,18 @@ func (c *checker) loadStats() {
 		d int
 	}
 	var steps []step
+	opened := map[int]bool{}
 	for _, e := range c.evs {
 		if e.Kind == EvAcquired && e.Detail == "load" {
 			sessions[e.Session] = true
 			ls.Acquisitions++
+		}
+		var n, w int
+		if e.Kind == EvNote && !opened[e.Proc] {
+			if _, err := fmt.Sscanf(e.Detail, "load: %d sessions, %d waiters", &n, &w); err == nil {
+				opened[e.Proc] = true
+				ls.SessionsOpened += n
+			}
 		}
 	}
 	for _, a := range c.attempts {

@@ -519,7 +519,7 @@ func (c *checker) heals(fs *figures) {
 // process's.
 func (c *checker) tries(fs *figures, fw *faultWindows) {
 	for _, a := range c.attempts {
-		if a.detail != "try" || a.end == 0 {
+		if a.detail != "try" || a.end == 0 || a.outcome == "died" {
 			continue
 		}
 		began := cmp.Or(a.began, a.start)
