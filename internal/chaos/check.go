@@ -125,6 +125,7 @@ type leaseRec struct {
 	released    string   // EvReleased outcome
 	releasedAt  int64    // EvReleased T
 	lostServer  int      // the member its session was on when told of its loss (1-based, 0 unknown)
+	requeued    bool     // its acquire queued again with a new node before it held
 }
 
 // writer reports whether l excludes every other holder.
@@ -264,7 +265,10 @@ func (c *checker) index() {
 					tok = e.Parts[pk.res]
 				}
 				l := &leaseRec{key: pk, resource: pk.res, token: tok, session: e.Session, acquired: e.T, mode: e.Mode,
-					limit: e.Limit, detail: e.Detail, began: e.Began, from: e.From, nodes: e.Nodes}
+					limit: e.Limit, detail: e.Detail, began: e.Began, from: e.From, nodes: e.Nodes, requeued: e.Requeued}
+				if e.Requeued && pk.res == keysOf(e)[0].res {
+					r.Requeued++
+				}
 				c.leases[pk] = l
 				c.byRes[pk.res] = append(c.byRes[pk.res], l)
 				for _, n := range e.Nodes {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // span is the stretch of the store's order over which a lease's counted
@@ -239,9 +240,15 @@ func (c *checker) checkDowngrades() {
 	}
 }
 
-// checkOpDeletes checks that a holder whose node the operator deleted
-// stopped holding (told of its loss, released, or dead) within
-// DeleteNotice, unless it could not be told: paused, or cut off by a fault
+// deleteRace is how long after the operator's delete a holder may end by
+// itself (release, death) without having been told: the notification may
+// be on its way. A holder that released later than that, untold, held a
+// lease whose node was gone without knowing.
+const deleteRace = 100 * time.Millisecond
+
+// checkOpDeletes checks that a holder whose node the operator deleted was
+// told of its loss within DeleteNotice (or ended by itself within
+// deleteRace), unless it could not be told: paused, or cut off by a fault
 // of its own or of the ensemble at the time.
 func (c *checker) checkOpDeletes() {
 	r := c.rep
@@ -258,7 +265,13 @@ func (c *checker) checkOpDeletes() {
 					continue // over before the delete
 				}
 				r.OpDeleteHolders++
-				if end != 0 && end <= f.start+bound {
+				if l.requeued {
+					r.RequeuedDeleted++
+				}
+				// Told of the loss within the bound; or ended by itself
+				// (released, died) so soon that the notification may still
+				// have been on its way.
+				if end != 0 && (how == "lost" && end <= f.start+bound || end <= f.start+int64(deleteRace)) {
 					r.OpDeleteNotice.add(float64(end-f.start) / 1e6)
 					continue
 				}

@@ -143,6 +143,14 @@ func TestCheckOperatorDelete(t *testing.T) {
 	if r.OperatorOverlaps != 1 || r.Stale.RejectedAfterDelete != 1 || r.OpDeleteHolders != 1 || r.OpDeleteNotice.MedianMS != 50 {
 		t.Fatalf("overlaps %d, rejected after delete %d, holders %d, notice %+v", r.OperatorOverlaps, r.Stale.RejectedAfterDelete, r.OpDeleteHolders, r.OpDeleteNotice)
 	}
+	// A holder that released 200 ms after the delete, never told, held a
+	// lease whose node was gone without knowing.
+	h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 0, 300, 1)
+	h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultOpDelete), FaultID: 1, Target: nodeOf("res-0", 10),
+		Resource: "res-0", Detail: "requeued-holder"})
+	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(101), FaultID: 1}).inTimeOrder()
+	wantViolations(t, chaos.Check(h.evs, params), chaos.VDeleteUnnoticed)
+
 	r = run(2100)
 	wantViolations(t, r, chaos.VDeleteUnnoticed)
 	if !strings.Contains(r.Violations[0].Detail, "lost at") || !strings.Contains(r.Violations[0].Detail, "2000 ms later") {

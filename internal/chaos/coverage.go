@@ -22,6 +22,9 @@ func (r *Report) checkCoverage(cfg Config) {
 			}
 		}
 	}
+	if r.Faults[string(FaultOpDelete)] > 0 && r.RequeuedDeleted == 0 && !cfg.NoRecipes {
+		r.Targets.Missed = append(r.Targets.Missed, "no re-queued lease had its node deleted while it held: issue #18's sequence was not exercised")
+	}
 	if cfg.Load.Sessions > 0 {
 		if r.Load.Sessions < cfg.Load.Sessions || r.Load.SessionsOpened < cfg.Load.Sessions {
 			r.Targets.Missed = append(r.Targets.Missed, fmt.Sprintf("load phase: %d sessions opened, %d acquired a lease, want %d",

@@ -94,6 +94,10 @@ type Event struct {
 	From int64 `json:"from,omitempty"`
 	// Called (EvWrite) is when the store was called; T when it answered.
 	Called int64 `json:"called,omitempty"`
+	// Requeued (EvAcquired) marks a lease whose acquire queued again with
+	// a new node before it held (its first node deleted, or its session
+	// expired): the case of issue #18's two holders.
+	Requeued bool `json:"requeued,omitempty"`
 }
 
 // Time returns T as a time.Time.
@@ -151,6 +155,9 @@ func (e Event) String() string {
 	}
 	if e.Err != "" {
 		s += fmt.Sprintf(" err=%q", e.Err)
+	}
+	if e.Requeued {
+		s += " requeued"
 	}
 	if e.Detail != "" {
 		s += " " + e.Detail

@@ -56,6 +56,8 @@ type held struct {
 	toks  map[string]int64 // resource -> token (one entry unless ModeMulti)
 	mode  string
 	began time.Time
+	// requeued: the acquire queued again with a new node before it held
+	requeued bool
 }
 
 // iteration is one acquire attempt of the lane's recipe and, when it
@@ -175,8 +177,10 @@ func (ln *lane) acquire(ctx context.Context, a attempt) *held {
 	}
 	l := res.l
 	hd := &held{l: l, op: a.op, mode: a.mode, began: res.began, toks: map[string]int64{a.resource: l.Token()}}
+	hd.requeued = w.requeues.take(l.Paths())
 	ev := Event{Kind: EvAcquired, T: res.at.UnixNano(), Began: res.began.UnixNano(), Op: a.op, Resource: a.resource, Mode: a.mode,
-		Limit: a.limit, Token: l.Token(), Session: l.SessionID(), Deadline: deadline.UnixNano(), Nodes: l.Paths(), Detail: a.kind}
+		Limit: a.limit, Token: l.Token(), Session: l.SessionID(), Deadline: deadline.UnixNano(), Nodes: l.Paths(), Detail: a.kind,
+		Requeued: hd.requeued}
 	if a.mode == ModeMulti {
 		hd.toks = w.partTokens(a.parts, l.Paths())
 		ev.Parts = hd.toks
@@ -232,6 +236,11 @@ func (ln *lane) critical(hd *held, a attempt, steps int, work time.Duration) {
 	// aimed at them (the nemesis prefers them) strike while the lock is held.
 	if ln.rng.IntN(100) < w.spec.LongPercent && a.kind != "load" {
 		steps, work = 8, w.spec.SessionTimeout/4
+	}
+	if hd.requeued {
+		// Held for a second or so: the operator deletes a re-queued
+		// waiter's new node once it holds, and the holder must hear of it.
+		steps, work = max(steps, 5), max(work, 200*time.Millisecond)
 	}
 	writeAll := func() {
 		for r, tok := range hd.toks {

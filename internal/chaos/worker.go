@@ -74,6 +74,8 @@ type worker struct {
 
 	mu   sync.Mutex
 	held map[string]map[*heldLease]bool // leases of the lanes, by resource
+
+	requeues *requeues // acquires of the worker's Client that queued again
 }
 
 // heldLease is a lease of one lane; its loss is reported once, after its
@@ -109,6 +111,8 @@ func runWorker(raw string) int {
 		hc:   &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}},
 		pid:  os.Getpid(),
 		held: map[string]map[*heldLease]bool{},
+
+		requeues: newRequeues(),
 	}
 	// Die with the campaign: a worker whose parent is gone is reparented.
 	ppid := os.Getppid()
@@ -189,7 +193,8 @@ func (w *worker) connect(ctx context.Context) error {
 		c, err := zklock.Connect(cctx, w.spec.Servers,
 			zklock.WithRoot(w.spec.Root),
 			zklock.WithSessionTimeout(w.spec.SessionTimeout),
-			zklock.WithLabel(fmt.Sprintf("chaos-proc-%d", w.spec.Proc)))
+			zklock.WithLabel(fmt.Sprintf("chaos-proc-%d", w.spec.Proc)),
+			zklock.WithObserver(w.requeues))
 		cancel()
 		if err == nil {
 			w.c = c
