@@ -186,6 +186,9 @@ type checker struct {
 	loadFrom, loadTo int64
 	// touched: resources each process fault was felt on (liveness)
 	touched map[*faultRec][]string
+	// windDown: when the campaign stopped the faults and began to stop
+	// the workers (0 if the history does not say)
+	windDown int64
 }
 
 // attemptRec is one acquire attempt: when it began and when it returned.
@@ -242,6 +245,9 @@ func (c *checker) index() {
 				if c.loadFrom != 0 && c.loadTo == 0 {
 					c.loadTo = e.T
 				}
+			}
+			if e.Detail == "wind-down" {
+				c.windDown = e.T
 			}
 		case EvAcquire:
 			r.AcquireAttempts++
@@ -479,10 +485,14 @@ func (c *checker) next(l *leaseRec) *leaseRec {
 // could not be told, and fencing must have refused its late writes.
 func (c *checker) checkHandOffs() {
 	r := c.rep
-	for res, ls := range c.byRes {
+	for res, all := range c.byRes {
 		if c.kindOf(res) != "x" {
 			continue // checkSharedHandOffs
 		}
+		// A part of a multi-resource lease whose token could not be read
+		// (its node gone, or unreadable) has no place in the order.
+		ls := slices.DeleteFunc(slices.Clone(all), func(l *leaseRec) bool { return l.token == 0 })
+		r.Untokened += len(all) - len(ls)
 		for i := 0; i+1 < len(ls); i++ {
 			a, b := ls[i], ls[i+1]
 			if a.key.proc == b.key.proc && a.session == b.session && a.session != 0 {

@@ -52,9 +52,13 @@ type Figure struct {
 	worstAt int64
 	from    int64
 	res     string
+	cutoff  int64 // samples ending after it are left out (wind-down)
 }
 
 func (f *Figure) add(ms float64, what string, from, to int64, res string) {
+	if f.cutoff != 0 && to > f.cutoff {
+		return // the campaign was stopping its workers
+	}
 	f.values = append(f.values, ms)
 	if ms >= f.MaxMS {
 		f.MaxMS, f.Worst, f.worstAt, f.from, f.res = ms, what, to, from, res
@@ -231,7 +235,7 @@ func (fs *figures) get(name, phase, window string) *Figure {
 	k := [3]string{name, phase, window}
 	f := fs.by[k]
 	if f == nil {
-		f = &Figure{Name: name, Phase: phase, Window: window, LimitMS: fs.limit(name, window)}
+		f = &Figure{Name: name, Phase: phase, Window: window, LimitMS: fs.limit(name, window), cutoff: fs.c.windDown}
 		fs.by[k] = f
 	}
 	return f
@@ -304,6 +308,9 @@ func (c *checker) checkLiveness() {
 					continue
 				}
 				f.finish()
+				if f.N == 0 {
+					continue
+				}
 				c.rep.Liveness = append(c.rep.Liveness, f)
 				if f.LimitMS > 0 && f.MaxMS > f.LimitMS {
 					c.violation(VLiveness, f.res, fmt.Sprintf("%s (%s phase, %s): %d of %d samples over %.0f ms, max %.0f ms: %s",

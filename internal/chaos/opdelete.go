@@ -15,7 +15,7 @@ import (
 // opDelete is the operator's fault: delete one lock node from the
 // operator's own session, aiming at the recipe hit least so far. Half the
 // time the node is the first in its queue (a holder's), half the time a
-// later one (a waiter's). After deleting a waiter's node it watches, for
+// later one (a waiter's; mostly the next in line). After deleting a waiter's node it watches, for
 // up to two session timeouts, for the same session to hold the same queue
 // with a new node, and deletes that one too ("requeued-holder"): a waiter
 // that queued again must watch its new node like any other.
@@ -49,7 +49,12 @@ func (n *nemesis) opDelete(rng *rand.Rand) {
 	kids := queues[q]
 	role, i := "holder", 0
 	if len(kids) > 1 && rng.IntN(2) == 0 {
-		role, i = "waiter", 1+rng.IntN(len(kids)-1)
+		// Mostly the next in line: it may be watching its own node for a
+		// hand-off, state that must not outlive the node.
+		role, i = "waiter", 1
+		if rng.IntN(4) == 0 {
+			i = 1 + rng.IntN(len(kids)-1)
+		}
 	}
 	victim := q + "/" + kids[i]
 	owner := n.deleteNode(victim, role, recipeOfResource(path.Base(q)))

@@ -207,18 +207,32 @@ func partsOf(a attempt) []string {
 }
 
 // partTokens returns the token of each part of a multi-resource lease:
-// the czxid of its node (the lease's own Token is its first node's). A
-// part whose node is gone (the lease is being lost) gets 0: no write.
+// the czxid of its node (the lease's own Token is its first node's), read
+// again across connection losses for up to a session timeout. A part whose
+// node is gone (the lease is being lost), or could not be read, gets 0: no
+// write, and the checker leaves it out of the order of holders.
 func (w *worker) partTokens(resources, paths []string) map[string]int64 {
 	toks := map[string]int64{}
+	deadline := time.Now().Add(w.spec.SessionTimeout)
 	for _, p := range paths {
 		for _, r := range resources {
-			if q, err := w.c.QueuePath(r); err == nil && path.Dir(p) == q {
-				if ok, st, err := w.c.Conn().Exists(p); err == nil && ok {
-					toks[r] = st.Czxid
-				} else {
-					toks[r] = 0
+			q, err := w.c.QueuePath(r)
+			if err != nil || path.Dir(p) != q {
+				continue
+			}
+			toks[r] = 0
+			for {
+				ok, st, err := w.c.Conn().Exists(p)
+				if err == nil {
+					if ok {
+						toks[r] = st.Czxid
+					}
+					break
 				}
+				if time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
 			}
 		}
 	}

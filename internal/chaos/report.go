@@ -47,8 +47,12 @@ type Report struct {
 	// OverlappingAcceptedWrites counts critical sections whose fenced writes
 	// were both accepted while they overlapped (interleaved in the store).
 	OverlappingAcceptedWrites int `json:"overlapping_accepted_writes"`
-	DoubleGrants              int `json:"double_grants"`
-	LateLossSignals           int `json:"late_loss_signals"`
+	// Untokened counts parts of multi-resource leases whose token could
+	// not be read (node gone or unreadable at once): left out of the order
+	// of holders.
+	Untokened       int `json:"untokened_parts"`
+	DoubleGrants    int `json:"double_grants"`
+	LateLossSignals int `json:"late_loss_signals"`
 	// PausedOverlaps counts hand-offs where a paused holder learned of its
 	// loss only after the next holder acquired: fencing's job.
 	PausedOverlaps int `json:"paused_overlaps"`
