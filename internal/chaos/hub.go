@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"sync"
 	"time"
 )
@@ -31,9 +32,11 @@ type hub struct {
 	holding map[int]map[int64]holding // proc -> op, for leases not yet ended
 	server  map[int]int               // proc -> ensemble member its session was last on
 	load    *loadSpec                 // each worker's share of the load phase, once it began
-	quiet   map[int]int64             // proc -> session, for quiesced workers
-	started map[int]bool              // procs that reported start (their signal handlers are set)
-	acq     int                       // acquisitions so far
+	// requeued: the latest re-queued lease of each session on each queue
+	requeued map[requeueKey]requeuedLease
+	quiet    map[int]int64 // proc -> session, for quiesced workers
+	started  map[int]bool  // procs that reported start (their signal handlers are set)
+	acq      int           // acquisitions so far
 }
 
 // writeRequest is what a worker sends to the store.
@@ -72,7 +75,8 @@ func newHub(historyPath string) (*hub, error) {
 		return nil, err
 	}
 	h := &hub{ln: ln, file: f, out: bufio.NewWriterSize(f, 1<<16), store: newMemStore(),
-		holding: map[int]map[int64]holding{}, server: map[int]int{}, quiet: map[int]int64{}, started: map[int]bool{}}
+		holding: map[int]map[int64]holding{}, server: map[int]int{}, quiet: map[int]int64{}, started: map[int]bool{},
+		requeued: map[requeueKey]requeuedLease{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /event", h.handleEvent)
 	mux.HandleFunc("POST /write", h.handleWrite)
@@ -165,6 +169,11 @@ func (h *hub) recordLocked(e Event) Event {
 		if e.Detail != "load" {
 			h.acq++
 		}
+		if e.Requeued {
+			for _, n := range e.Nodes {
+				h.requeued[requeueKey{e.Session, path.Base(path.Dir(n))}] = requeuedLease{node: n, t: e.T}
+			}
+		}
 		if h.holding[e.Proc] == nil {
 			h.holding[e.Proc] = map[int64]holding{}
 		}
@@ -203,6 +212,27 @@ func (h *hub) holders(mode string) (all, long []int) {
 		}
 	}
 	return all, long
+}
+
+type requeueKey struct {
+	session int64
+	queue   string
+}
+
+type requeuedLease struct {
+	node string
+	t    int64
+}
+
+// requeuedSince returns the node of a lease of session on queue, acquired
+// after an acquire of it queued again, reported after t; "" if none.
+func (h *hub) requeuedSince(session int64, queue string, t int64) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r, ok := h.requeued[requeueKey{session, queue}]; ok && r.t > t {
+		return r.node
+	}
+	return ""
 }
 
 // servers returns the ensemble member (1-based) each live worker process

@@ -61,18 +61,15 @@ func (n *nemesis) opDelete(rng *rand.Rand) {
 	if role != "waiter" || owner == 0 {
 		return
 	}
-	// The waiter queues again; once that session holds the queue's first
-	// node, delete that too.
-	deadline := time.Now().Add(2 * n.session)
+	// The waiter queues again; once its worker reports holding a lease
+	// of that session on that queue whose acquire queued again, delete its
+	// node too.
+	since := time.Now().UnixNano()
+	deadline := time.Now().Add(3 * n.session)
 	for time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		kids, err := n.children(q)
-		if err != nil || len(kids) == 0 || q+"/"+kids[0] == victim {
-			continue
-		}
-		ok, st, err := n.conn.Exists(q + "/" + kids[0])
-		if err == nil && ok && st.EphemeralOwner == owner {
-			n.deleteNode(q+"/"+kids[0], "requeued-holder", recipeOfResource(path.Base(q)))
+		time.Sleep(10 * time.Millisecond)
+		if node := n.hub.requeuedSince(owner, path.Base(q), since); node != "" {
+			n.deleteNode(node, "requeued-holder", recipeOfResource(path.Base(q)))
 			return
 		}
 	}
