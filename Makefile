@@ -30,7 +30,7 @@ bench-quick:
 	scripts/ensure-zookeeper.sh
 	$(GO) run ./cmd/zklock-bench -quick
 
-chaos: ## fault campaign on a local 3-node ensemble: kill/pause/cut off holders, kill/restart servers; checks the history (CHAOS=long: the release run)
+chaos: ## fault campaign on a local 3-node ensemble, every recipe: kill/pause/cut off holders, kill/restart/partition servers, delete lock nodes; checks the history and the liveness figures (CHAOS=long: the release run, with a load phase; docs/chaos.md)
 	scripts/ensure-zookeeper.sh
 	$(GO) run ./cmd/zklock-chaos -mode $(or $(CHAOS),short)
 

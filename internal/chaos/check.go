@@ -126,6 +126,7 @@ type leaseRec struct {
 	releasedAt  int64    // EvReleased T
 	lostServer  int      // the member its session was on when told of its loss (1-based, 0 unknown)
 	requeued    bool     // its acquire queued again with a new node before it held
+	server      int      // the member its session was on when it acquired (1-based, 0 unknown)
 }
 
 // writer reports whether l excludes every other holder.
@@ -162,6 +163,7 @@ type faultRec struct {
 	role       string // op-delete: holder, waiter, requeued-holder
 	stuck      []int  // isolate-follower: workers cut off with the follower
 	cut        []int  // partitions: the servers (1-based) cut off from the majority
+	server     int    // leader-kill, server-restart: the server (1-based)
 }
 
 type checker struct {
@@ -271,7 +273,8 @@ func (c *checker) index() {
 					tok = e.Parts[pk.res]
 				}
 				l := &leaseRec{key: pk, resource: pk.res, token: tok, session: e.Session, acquired: e.T, mode: e.Mode,
-					limit: e.Limit, detail: e.Detail, began: e.Began, from: e.From, nodes: e.Nodes, requeued: e.Requeued}
+					limit: e.Limit, detail: e.Detail, began: e.Began, from: e.From, nodes: e.Nodes, requeued: e.Requeued,
+					server: e.Server}
 				if e.Requeued && pk.res == keysOf(e)[0].res {
 					r.Requeued++
 				}
@@ -322,6 +325,9 @@ func (c *checker) index() {
 			died[e.Proc] = e.T
 		case EvFault:
 			f := &faultRec{id: e.FaultID, kind: FaultKind(e.Fault), proc: e.Proc, start: e.T, stuck: stuckProcs(e.Detail)}
+			if f.kind == FaultLeaderKill || f.kind == FaultServerRestart {
+				_, _ = fmt.Sscanf(e.Target, "zk%d", &f.server)
+			}
 			if f.kind.Partition() && len(e.Nodes) > 0 {
 				for _, z := range strings.Split(e.Nodes[0], ",") {
 					var n int

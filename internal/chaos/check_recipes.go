@@ -275,7 +275,19 @@ func (c *checker) checkOpDeletes() {
 					r.OpDeleteNotice.add(float64(end-f.start) / 1e6)
 					continue
 				}
-				if c.pausedDuring(l.key.proc, f.start-int64(c.p.SessionTimeout), f.start+bound) || c.cutOff(l.key.proc, f.start-int64(c.p.SessionTimeout), f.start+bound) {
+				// It could not hear of it: paused, or its own connection
+				// down (a fault of its process, or of the server it was on,
+				// from a second before the delete to its end). Even then, a
+				// holder that came back must be told within a session
+				// timeout: ZooKeeper sends the notification when the watch
+				// is set again, or the session is lost.
+				to := cmp.Or(end, c.lastT)
+				if how == "lost" {
+					to = min(to, f.start+bound)
+				}
+				excused := c.pausedDuring(l.key.proc, f.start-int64(time.Second), to) ||
+					c.cutOff(l, f.start-int64(time.Second), to) && (how != "lost" || end <= f.start+int64(c.p.SessionTimeout)+bound)
+				if excused {
 					r.OpDeleteExcused++
 					continue
 				}
@@ -293,14 +305,20 @@ func durOr(end, start int64) string {
 	return fmt.Sprintf("%.0f ms", float64(end-start)/1e6)
 }
 
-// cutOff reports whether proc may have been out of touch with ZooKeeper in
-// [from, to]: a network fault of its own, or a fault of the ensemble.
-func (c *checker) cutOff(proc int, from, to int64) bool {
+// cutOff reports whether l's holder may have been out of touch with
+// ZooKeeper in [from, to]: a network fault of its own process (or one that
+// left it on the minority side), a leader's death (followers drop their
+// clients while a new one is elected), or a fault of the server its
+// session was on.
+func (c *checker) cutOff(l *leaseRec, from, to int64) bool {
 	for _, f := range c.faults {
 		if f.start > to || f.end < from {
 			continue
 		}
-		if f.kind.Server() || (f.proc == proc && f.kind.Network()) {
+		switch {
+		case f.proc == l.key.proc && f.kind.Network(), slices.Contains(f.stuck, l.key.proc), f.kind == FaultLeaderKill:
+			return true
+		case f.kind.Server() && (l.server == 0 || slices.Contains(f.cut, l.server) || f.server == l.server):
 			return true
 		}
 	}

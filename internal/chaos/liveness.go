@@ -563,7 +563,15 @@ func (c *checker) leaderless(fs *figures, attempts map[string][]*attemptRec, byA
 			if b == nil {
 				continue
 			}
-			others := c.faultWindows(cause)
+			// A leader ended by a fault of the ensemble waits for the
+			// ensemble too: that gap is measured as during faults. The
+			// target is for deaths of the leader's own (killed, paused,
+			// cut off, its node deleted).
+			except := cause
+			if cause != nil && cause.kind.Server() {
+				except = nil
+			}
+			others := c.faultWindows(except)
 			var procs []int
 			for _, a := range pendingAt(attempts[res], death, l.key) {
 				procs = append(procs, a.key.proc)

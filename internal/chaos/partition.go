@@ -60,6 +60,7 @@ func (n *nemesis) partition(k FaultKind, rng *rand.Rand) {
 			}
 		}
 		target = fmt.Sprintf("zk%d-zk%d(bridge zk%d)", ends[0]+1, ends[1]+1, b+1)
+		cut = ends // either end may be the one left out
 		do = func() error { return n.ens.Bridge(b, mode) }
 	}
 	var procs []string
@@ -78,7 +79,7 @@ func (n *nemesis) partition(k FaultKind, rng *rand.Rand) {
 	}
 	id := n.beginEvent(Event{Fault: string(k), Target: target, Detail: detail, Nodes: []string{strings.TrimSuffix(servers, ",")}})
 	err = do()
-	for _, s := range stuck {
+	for _, s := range stuck { // isolate-follower only: cut holds the follower
 		for j, px := range s.proxies {
 			if !slices.Contains(cut, j) {
 				px.Blackhole(true)
