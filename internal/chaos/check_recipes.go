@@ -256,9 +256,12 @@ func (c *checker) checkOpDeletes() {
 	for _, n := range slicesSorted(c.deletes) {
 		for _, f := range c.deletes[n] {
 			r.OpDeletes[f.role]++
+			seen := map[leaseKey]bool{} // a multi-resource lease once, not once per part
 			for _, l := range c.byNode[n] {
-				if l.acquired > f.start {
+				if whole := (leaseKey{l.key.proc, l.key.op, ""}); l.acquired > f.start || seen[whole] {
 					continue
+				} else {
+					seen[whole] = true
 				}
 				end, how := l.end()
 				if end != 0 && end < f.start {
