@@ -19,8 +19,9 @@ import (
 
 // Run runs a campaign: it starts a 3-node ensemble and the workers,
 // injects faults until the targets are reached (or MaxDuration passes),
-// heals everything, lets the workers wind down, looks for orphan lock
-// nodes, stops the workers and checks the history. The report is also
+// runs the load phase if the campaign has one, heals everything, lets the
+// workers wind down, looks for orphan lock nodes, stops the workers and
+// checks the history. The report is also
 // written to Dir (report.json, report.txt). Run returns an error only when
 // the campaign could not be run; violations and missed targets are in the
 // report (Report.Pass).

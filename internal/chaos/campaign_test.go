@@ -10,10 +10,12 @@ import (
 	"github.com/zklockkit/zklockkit/internal/chaos"
 )
 
-// TestIntegration_ChaosSmoke runs a small campaign (every fault kind at
-// least three times, at least 200 acquisitions; about two minutes) so
-// that go test ./... covers the whole machine: ensemble, worker processes,
-// nemesis, fenced store and checker. `make chaos` and CI run the full short
+// TestIntegration_ChaosSmoke runs a small campaign (every worker and
+// operator fault at least three times, every server fault and partition
+// twice, every recipe, at least 200 acquisitions; about three minutes) so
+// that go test ./... covers the whole machine: ensemble and its
+// partitions, worker processes and their lanes, nemesis, fenced store and
+// checker. `make chaos` and CI run the full short
 // campaign with cmd/zklock-chaos. ZKLOCK_CHAOS_MODE=short (or long) runs
 // that one here instead.
 func TestIntegration_ChaosSmoke(t *testing.T) {

@@ -24,7 +24,7 @@ const (
 	EvQuiesced      = "quiesced"       // the worker stopped acquiring: Session, Detail (local lock nodes)
 	EvExit          = "exit"           // the worker closed its client and exits
 	EvDied          = "died"           // the campaign saw a worker die: Detail "killed" or its exit status
-	EvFault         = "fault"          // a fault began: Fault, FaultID, Target, Proc (0 for server faults)
+	EvFault         = "fault"          // a fault began: Fault, FaultID, Target, Proc (0 for server faults), Mode (recipe aimed at), Nodes[0] (servers cut off), Detail
 	EvHeal          = "heal"           // the fault with FaultID ended
 	EvOrphan        = "orphan"         // a lock znode left behind after the run: Target is its path
 	EvLocal         = "local"          // a worker's own lock nodes, as its client knows them: Session, Nodes; T is when they were read
@@ -76,8 +76,10 @@ type Event struct {
 	// End (EvQueues) is when the listing ended: each node listed existed
 	// at some moment in [T, End].
 	End int64 `json:"end,omitempty"`
-	// Mode (acquire events, writes) is the recipe: ModeExclusive (or ""),
-	// ModeRead, ... Limit is a semaphore's.
+	// Mode (acquire events, writes) is the mode of the acquire:
+	// ModeExclusive (or ""), ModeRead, ... Limit is a semaphore's. For a
+	// worker or operator fault (EvFault) it is the recipe aimed at
+	// (RecipeExclusive, ...).
 	Mode  string `json:"mode,omitempty"`
 	Limit int    `json:"limit,omitempty"`
 	// Began (EvAcquired, EvAcquireFailed) is when the acquire call began.

@@ -52,9 +52,8 @@ type writeRequest struct {
 
 // holding is a lease the nemesis may aim at.
 type holding struct {
-	long  bool
-	mode  string // its recipe (recipeOf)
-	nodes []string
+	long bool
+	mode string // its recipe (recipeOf)
 }
 
 // writeResponse is the store's verdict.
@@ -177,7 +176,7 @@ func (h *hub) recordLocked(e Event) Event {
 		if h.holding[e.Proc] == nil {
 			h.holding[e.Proc] = map[int64]holding{}
 		}
-		h.holding[e.Proc][e.Op] = holding{long: e.Detail == "long", mode: recipeOf(e.Mode, e.Detail), nodes: e.Nodes}
+		h.holding[e.Proc][e.Op] = holding{long: e.Detail == "long", mode: recipeOf(e.Mode, e.Detail)}
 	case EvLost, EvRelease:
 		delete(h.holding[e.Proc], e.Op)
 	case EvDied:
