@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
@@ -182,7 +181,7 @@ func (ln *lane) acquire(ctx context.Context, a attempt) *held {
 		Limit: a.limit, Token: l.Token(), Session: l.SessionID(), Deadline: deadline.UnixNano(), Nodes: l.Paths(), Detail: a.kind,
 		Requeued: hd.requeued}
 	if a.mode == ModeMulti {
-		hd.toks = w.partTokens(a.parts, l.Paths())
+		hd.toks = partTokens(l)
 		ev.Parts = hd.toks
 	}
 	// Tracked before it is announced, so that another lane acquiring the
@@ -207,34 +206,12 @@ func partsOf(a attempt) []string {
 }
 
 // partTokens returns the token of each part of a multi-resource lease:
-// the czxid of its node (the lease's own Token is its first node's), read
-// again across connection losses for up to a session timeout. A part whose
-// node is gone (the lease is being lost), or could not be read, gets 0: no
-// write, and the checker leaves it out of the order of holders.
-func (w *worker) partTokens(resources, paths []string) map[string]int64 {
+// its own node's (Lease.Parts; the lease's Token is the largest of them,
+// not a token of every resource).
+func partTokens(l *zklock.Lease) map[string]int64 {
 	toks := map[string]int64{}
-	deadline := time.Now().Add(w.spec.SessionTimeout)
-	for _, p := range paths {
-		for _, r := range resources {
-			q, err := w.c.QueuePath(r)
-			if err != nil || path.Dir(p) != q {
-				continue
-			}
-			toks[r] = 0
-			for {
-				ok, st, err := w.c.Conn().Exists(p)
-				if err == nil {
-					if ok {
-						toks[r] = st.Czxid
-					}
-					break
-				}
-				if time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-		}
+	for _, p := range l.Parts() {
+		toks[p.Resource] = p.Token
 	}
 	return toks
 }
