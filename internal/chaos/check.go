@@ -31,7 +31,10 @@ type Params struct {
 	// semaphore may stay unclaimed while a waiter waits, and the time from
 	// a release to the next holder (default 1s).
 	SlotBound time.Duration
-	// TryBound bounds a try-acquire's answer, during faults too (default 1s).
+	// TryBound bounds a try-acquire's answer, during faults too (default
+	// 1.1s: zklock's bound, min(session timeout/3, 1s) for the campaign's
+	// 3s, plus 100ms for its timer and the scheduler: a try that finds
+	// ZooKeeper away answers ErrUnavailable at the bound itself).
 	TryBound time.Duration
 }
 
@@ -43,7 +46,7 @@ func (p Params) withDefaults() Params {
 		p.SlotBound = time.Second
 	}
 	if p.TryBound <= 0 {
-		p.TryBound = time.Second
+		p.TryBound = 1100 * time.Millisecond
 	}
 	return p
 }
@@ -164,6 +167,7 @@ type faultRec struct {
 	stuck      []int  // isolate-follower: workers cut off with the follower
 	cut        []int  // partitions: the servers (1-based) cut off from the majority
 	server     int    // leader-kill, server-restart: the server (1-based)
+	failed     bool   // the heal says the fault's action failed (an op-delete whose reply was lost: done at an unknown moment, or not at all)
 }
 
 type checker struct {
@@ -352,6 +356,7 @@ func (c *checker) index() {
 		case EvHeal:
 			if f := faults[e.FaultID]; f != nil {
 				f.end = e.T
+				f.failed = strings.HasPrefix(e.Detail, "error")
 			}
 		}
 	}

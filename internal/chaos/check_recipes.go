@@ -257,6 +257,12 @@ func (c *checker) checkOpDeletes() {
 		for _, f := range c.deletes[n] {
 			r.OpDeletes[f.role]++
 			seen := map[leaseKey]bool{} // a multi-resource lease once, not once per part
+			// A delete whose reply was lost took effect at some moment up
+			// to its end: the notice is counted from there.
+			at := f.start
+			if f.failed {
+				at = f.end
+			}
 			for _, l := range c.byNode[n] {
 				if whole := (leaseKey{l.key.proc, l.key.op, ""}); l.acquired > f.start || seen[whole] {
 					continue
@@ -274,8 +280,8 @@ func (c *checker) checkOpDeletes() {
 				// Told of the loss within the bound; or ended by itself
 				// (released, died) so soon that the notification may still
 				// have been on its way.
-				if end != 0 && (how == "lost" && end <= f.start+bound || end <= f.start+int64(deleteRace)) {
-					r.OpDeleteNotice.add(float64(end-f.start) / 1e6)
+				if end != 0 && (how == "lost" && end <= at+bound || end <= at+int64(deleteRace)) {
+					r.OpDeleteNotice.add(float64(max(end-at, 0)) / 1e6)
 					continue
 				}
 				// It could not hear of it: paused, or its own connection
@@ -286,16 +292,16 @@ func (c *checker) checkOpDeletes() {
 				// is set again, or the session is lost.
 				to := cmp.Or(end, c.lastT)
 				if how == "lost" {
-					to = min(to, f.start+bound)
+					to = min(to, at+bound)
 				}
 				excused := c.pausedDuring(l.key.proc, f.start-int64(time.Second), to) ||
-					c.cutOff(l, f.start-int64(time.Second), to) && (how != "lost" || end <= f.start+int64(c.p.SessionTimeout)+bound)
+					c.cutOff(l, f.start-int64(time.Second), to) && (how != "lost" || end <= at+int64(c.p.SessionTimeout)+bound)
 				if excused {
 					r.OpDeleteExcused++
 					continue
 				}
 				c.violation(VDeleteUnnoticed, l.resource, fmt.Sprintf("%v (token %#x) went on holding after the operator deleted its node %s (%s; %s at %s, %v later)",
-					l.key, l.token, n, f.role, how, clockOr(end), durOr(end, f.start)), f.start, max(end, f.start+bound), l.key)
+					l.key, l.token, n, f.role, how, clockOr(end), durOr(end, at)), f.start, max(end, at+bound), l.key)
 			}
 		}
 	}
@@ -310,16 +316,19 @@ func durOr(end, start int64) string {
 
 // cutOff reports whether l's holder may have been out of touch with
 // ZooKeeper in [from, to]: a network fault of its own process (or one that
-// left it on the minority side), a leader's death (followers drop their
-// clients while a new one is elected), or a fault of the server its
-// session was on.
+// left it on the minority side), a leader's death or isolation (followers
+// drop their clients while a new one is elected), or a fault of the server
+// its session was on.
 func (c *checker) cutOff(l *leaseRec, from, to int64) bool {
 	for _, f := range c.faults {
 		if f.start > to || f.end < from {
 			continue
 		}
 		switch {
-		case f.proc == l.key.proc && f.kind.Network(), slices.Contains(f.stuck, l.key.proc), f.kind == FaultLeaderKill:
+		case f.proc == l.key.proc && f.kind.Network(), slices.Contains(f.stuck, l.key.proc),
+			f.kind == FaultLeaderKill, f.kind == FaultIsolateLeader:
+			// a leader's death or isolation: every follower drops its
+			// clients until a new leader is elected
 			return true
 		case f.kind.Server() && (l.server == 0 || slices.Contains(f.cut, l.server) || f.server == l.server):
 			return true
