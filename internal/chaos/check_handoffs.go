@@ -1,0 +1,110 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+)
+
+// checkHandOffs looks at every pair of consecutive leases of a resource:
+// the earlier holder must have stopped (released, been told of its loss, or
+// died) before the later one acquired. A holder paused at that moment (or
+// up to HangGrace before it) is excused, however its lease then ended: it
+// could not be told, and fencing must have refused its late writes.
+func (c *checker) checkHandOffs() {
+	r := c.rep
+	for res, all := range c.byRes {
+		if c.kindOf(res) != "x" {
+			continue // checkSharedHandOffs
+		}
+		// A part of a multi-resource lease whose token could not be read
+		// (its node gone, or unreadable) has no place in the order.
+		ls := slices.DeleteFunc(slices.Clone(all), func(l *leaseRec) bool { return l.token == 0 })
+		r.Untokened += len(all) - len(ls)
+		for i := 0; i+1 < len(ls); i++ {
+			a, b := ls[i], ls[i+1]
+			if a.key.proc == b.key.proc && a.session == b.session && a.session != 0 {
+				r.LaneHandOffs++
+			}
+			end, how := a.end()
+			switch how {
+			case "lost":
+				kind := c.attribute(a)
+				m := float64(b.acquired-a.lost) / 1e6
+				r.addMargin(kind, m, c.sessionSurvived(a))
+			case "died":
+				r.KillTakeover.add(float64(b.acquired-a.died) / 1e6)
+			}
+			if end != 0 && end <= b.acquired {
+				continue
+			}
+			if end == 0 {
+				end = c.lastT
+			}
+			switch {
+			case c.deletedBy(a, b.acquired) != nil:
+				// the operator deleted a's node: its deletion hands the lock
+				// on and tells a at once, in a race; checkOpDeletes bounds
+				// how long a went on, fencing refuses its late writes
+				r.OperatorOverlaps++
+			case c.pausedDuring(a.key.proc, b.acquired-int64(c.p.HangGrace), end):
+				// Stopped when (or just before) the next holder came in: it
+				// could not be told, nor act. Fencing covers its writes.
+				r.PausedOverlaps++
+			case how == "lost":
+				c.violation(VLateLoss, res, fmt.Sprintf("%v (token %#x) was told of its loss %.1f ms after %v (token %#x) acquired",
+					a.key, a.token, float64(a.lost-b.acquired)/1e6, b.key, b.token), a.acquired, max(a.lost, b.acquired), a.key, b.key)
+			default:
+				c.violation(VDoubleGrant, res, fmt.Sprintf("%v (token %#x, %s) still held when %v (token %#x) acquired",
+					a.key, a.token, how, b.key, b.token), a.acquired, b.acquired, a.key, b.key)
+			}
+		}
+	}
+}
+
+// sessionSurvived reports whether the holder's session outlived the loss
+// of l: the client gave the lease up while its session was still alive,
+// then deleted the node itself (the process later shows the same session).
+func (c *checker) sessionSurvived(l *leaseRec) bool {
+	for _, e := range c.sessions[l.key.proc] {
+		if e.T > l.lost && e.Session == l.session && l.session != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// attribute names the fault a loss is blamed on: a fault on the holder's
+// own process or links first, else a server fault, active when the loss
+// was signalled or ended at most two session timeouts before.
+func (c *checker) attribute(l *leaseRec) string {
+	var own, server *faultRec
+	slack := 2 * int64(c.p.SessionTimeout)
+	for _, f := range c.faults {
+		if f.start > l.lost || f.end+slack < l.lost {
+			continue
+		}
+		switch {
+		case f.proc == l.key.proc && (own == nil || f.start > own.start):
+			own = f
+		case slices.Contains(f.stuck, l.key.proc) && (own == nil || f.start > own.start):
+			own = f
+		case f.kind.Server() && (server == nil || f.start > server.start):
+			server = f
+		}
+	}
+	switch {
+	case own != nil && own.kind.Partition():
+		return string(own.kind) + "/minority"
+	case own != nil:
+		return string(own.kind)
+	case server != nil && server.kind.Partition():
+		// which side the holder's session was on when told of the loss
+		if slices.Contains(server.cut, l.lostServer) {
+			return string(server.kind) + "/minority"
+		}
+		return string(server.kind) + "/majority"
+	case server != nil:
+		return string(server.kind)
+	}
+	return "none"
+}
