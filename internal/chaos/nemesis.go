@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -175,8 +176,8 @@ func (n *nemesis) beginEvent(e Event) int {
 }
 
 // recipeFor picks the recipe a fault of kind k aims at: the one it hit
-// least so far (kills aim at an election's leader every other time, for
-// the leaderless gap).
+// least so far, then the one all kinds hit least (kills aim at an
+// election's leader every other time, for the leaderless gap).
 func (n *nemesis) recipeFor(k FaultKind, rng *rand.Rand) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -191,7 +192,18 @@ func (n *nemesis) recipeFor(k FaultKind, rng *rand.Rand) string {
 		rs = slices.DeleteFunc(rs, func(r string) bool { return r == RecipeDowngrade }) // its queues are read/write's
 	}
 	rng.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
-	return slices.MinFunc(rs, func(a, b string) int { return n.aimed[k][a] - n.aimed[k][b] })
+	total := func(r string) int {
+		t := 0
+		for _, m := range n.aimed {
+			t += m[r]
+		}
+		return t
+	}
+	// Least hit by this kind, then least hit by any: every recipe sees
+	// every kind, and all of them about as many faults.
+	return slices.MinFunc(rs, func(a, b string) int {
+		return cmp.Or(n.aimed[k][a]-n.aimed[k][b], total(a)-total(b))
+	})
 }
 
 func (n *nemesis) end(id int, detail string) {
