@@ -69,6 +69,7 @@ const (
 	VDeleteUnnoticed  = "delete-unnoticed"            // a holder whose node an operator deleted went on holding past DeleteNotice
 	VStoreHistory     = "store-not-linearizable"      // the fenced store's verdicts fit no sequential fenced register (porcupine)
 	VLiveness         = "liveness-target-missed"      // a liveness figure missed its target
+	VLeftover         = "acquire-all-leftover"        // a failed AcquireAll left a node with its client: not all-or-nothing
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )
@@ -442,6 +443,9 @@ func (c *checker) checkMisc() {
 		case e.Kind == EvExit && e.Outcome != "ok":
 			c.rep.WorkerCrashes++
 			c.violation(VCrash, "", fmt.Sprintf("worker proc %d gave up: %s", e.Proc, e.Err), e.T, e.T)
+		case e.Kind == EvNote && e.Outcome == "leftover":
+			c.violation(VLeftover, e.Resource, fmt.Sprintf("proc %d op %d: %s: %s", e.Proc, e.Op, e.Detail, strings.Join(e.Nodes, ", ")),
+				e.T-int64(c.p.SessionTimeout), e.T, leaseKey{proc: e.Proc})
 		case e.Kind == EvNote && e.Outcome == VNotQuiesced:
 			c.violation(VNotQuiesced, "", e.Detail, e.T-10*sliceContextNanos, e.T, leaseKey{proc: e.Proc})
 		}

@@ -231,8 +231,9 @@ func TestCheckOrphansAndCrashes(t *testing.T) {
 	h.add(chaos.Event{Kind: chaos.EvOrphan, T: at(0), Target: "/x/a/_c_1-lock-0000000001", Detail: "owner is live worker proc 1"})
 	h.add(chaos.Event{Kind: chaos.EvDied, T: at(1), Proc: 2, Outcome: "crash", Detail: "exited: exit status 2"})
 	h.add(chaos.Event{Kind: chaos.EvNote, T: at(2), Proc: 3, Outcome: chaos.VNotQuiesced, Detail: "worker proc 3 did not quiesce"})
+	h.add(chaos.Event{Kind: chaos.EvNote, T: at(3), Proc: 4, Op: 9, Resource: "all-a,all-b", Outcome: "leftover", Nodes: []string{"/x/all-a/n"}})
 	r := chaos.Check(h.evs, params)
-	wantViolations(t, r, chaos.VOrphan, chaos.VCrash, chaos.VNotQuiesced)
+	wantViolations(t, r, chaos.VOrphan, chaos.VCrash, chaos.VNotQuiesced, chaos.VLeftover)
 	if r.Orphans != 1 || r.WorkerCrashes != 1 {
 		t.Fatalf("orphans %d crashes %d", r.Orphans, r.WorkerCrashes)
 	}

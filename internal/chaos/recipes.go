@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,6 +167,9 @@ func (ln *lane) acquire(ctx context.Context, a attempt) *held {
 	if res.err != nil {
 		w.send(Event{Kind: EvAcquireFailed, T: res.at.UnixNano(), Began: res.began.UnixNano(), Op: a.op, Resource: a.resource,
 			Mode: a.mode, Limit: a.limit, Deadline: deadline.UnixNano(), Outcome: outcome(res.err), Err: res.err.Error(), Detail: a.kind})
+		if a.mode == ModeMulti {
+			w.checkNothingLeft(a)
+		}
 		if errors.Is(res.err, zklock.ErrLocked) {
 			time.Sleep(time.Duration(1+ln.rng.IntN(10)) * time.Millisecond)
 		}
@@ -375,4 +379,29 @@ func recipeOf(mode, detail string) string {
 		return RecipeMulti
 	}
 	return RecipeExclusive
+}
+
+// checkNothingLeft makes sure a failed AcquireAll kept nothing: within a
+// session timeout, the client has no node left on any of its resources
+// (this worker's AcquireAll lane is the only one on them). What is left
+// is reported (EvNote, Outcome "leftover"): all-or-nothing broken.
+func (w *worker) checkNothingLeft(a attempt) {
+	deadline := time.Now().Add(w.spec.SessionTimeout)
+	for {
+		var left []string
+		for _, l := range w.c.Locks() {
+			if slices.Contains(a.parts, l.Resource) {
+				left = append(left, l.Path)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.send(Event{Kind: EvNote, Op: a.op, Resource: a.resource, Mode: a.mode, Outcome: "leftover", Nodes: left,
+				Detail: fmt.Sprintf("a failed AcquireAll left %d node(s) with the client after %v", len(left), w.spec.SessionTimeout)})
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
