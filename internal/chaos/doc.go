@@ -95,6 +95,8 @@
 //     semaphore's limit reached) that was neither paused nor told of loss;
 //   - a Downgrade that let another writer in between its write lease and
 //     its read lease;
+//   - a failed AcquireAll whose client still had a node on one of its
+//     resources a session timeout later (not all-or-nothing);
 //   - a holder whose node the operator deleted that went on holding for
 //     more than DeleteNotice (1s), unless paused or cut off;
 //   - a store history that porcupine finds no sequential fenced register
