@@ -35,7 +35,7 @@ func snapshotQueues(addrs []string, root string, h *hub, period time.Duration) (
 			owners, err := syncedLockNodes(conn, root)
 			end := time.Now()
 			if err == nil {
-				h.record(Event{Kind: EvQueues, T: start.UnixNano(), End: end.UnixNano(), Owners: owners})
+				h.record(Event{Kind: EvQueues, T: start.UnixNano(), End: end.UnixNano(), Owners: owners, Server: serverIndex(addrs, conn.Server())})
 				taken++
 			} else {
 				skipped++
@@ -56,4 +56,14 @@ func syncedLockNodes(conn *zk.Conn, root string) (map[string]int64, error) {
 		return nil, err
 	}
 	return lockNodes(conn, root)
+}
+
+// serverIndex returns the 1-based index of addr in addrs, 0 if absent.
+func serverIndex(addrs []string, addr string) int {
+	for i, a := range addrs {
+		if a == addr {
+			return i + 1
+		}
+	}
+	return 0
 }
