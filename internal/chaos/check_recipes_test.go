@@ -186,7 +186,7 @@ func TestCheckLivenessTargets(t *testing.T) {
 	h.add(chaos.Event{Kind: chaos.EvAcquireFailed, T: at(1700), Began: at(200), Proc: 2, Op: 1, Resource: "res-0", Outcome: "locked", Detail: "try"})
 	r := chaos.Check(h.evs, params)
 	wantViolations(t, r, chaos.VLiveness)
-	if !strings.Contains(r.Violations[0].Detail, "try-acquire answer (main phase, quiet): 1 of 1 samples over 1100 ms, max 1500 ms") {
+	if !strings.Contains(r.Violations[0].Detail, "try-acquire answer (main phase, quiet): 1 of 1 samples over 1250 ms, max 1500 ms") {
 		t.Fatalf("detail %s", r.Violations[0].Detail)
 	}
 
