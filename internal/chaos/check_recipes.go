@@ -145,6 +145,7 @@ func (c *checker) checkSharedHandOffs() {
 		ls := slices.Clone(c.byRes[res])
 		slices.SortFunc(ls, func(a, b *leaseRec) int { return cmp.Compare(a.acquired, b.acquired) })
 		var active []*leaseRec
+		blamed := map[*leaseRec]bool{} // one verdict per holder, however many came in beside it
 		for _, b := range ls {
 			active = slices.DeleteFunc(active, func(a *leaseRec) bool {
 				end, _ := a.end()
@@ -178,6 +179,10 @@ func (c *checker) checkSharedHandOffs() {
 				}
 				if len(guilty) > room {
 					for _, a := range guilty[:len(guilty)-room] {
+						if blamed[a] {
+							continue
+						}
+						blamed[a] = true
 						end, how := a.end()
 						kindV := VDoubleGrant
 						if how == "lost" {
