@@ -20,17 +20,21 @@ import (
 // safe for concurrent use; any number of goroutines may wait on any number
 // of resources through it.
 type Client struct {
-	cfg   clientConfig
-	conn  *zk.Conn
-	live  sessionWire // what the wire tells of the session (see tracker)
-	wire  createWire  // what the wire tells of our creates
-	log   *slog.Logger
-	owner []byte // default node data: JSON Owner
+	cfg  clientConfig
+	conn *zk.Conn
+	live sessionWire // what the wire tells of the session (see tracker)
+	wire createWire  // what the wire tells of our creates
+	log  *slog.Logger
+	// quorum: proof that the leader, not only our server, heard from
+	// the session (quorum.go)
+	quorum quorum
+	owner  []byte // default node data: JSON Owner
 
 	bg        context.Context // cancelled by Close; background cleanup uses it
 	bgCancel  context.CancelFunc
 	wg        sync.WaitGroup
 	wake      chan struct{} // nudges the loss watchdog
+	proveNow  chan struct{} // nudges the prover (quorum.go)
 	watchIdle atomic.Bool   // the watchdog sleeps until nudged
 	creating  atomic.Int32  // creates in flight (see createAndList)
 	noCount   atomic.Bool   // a queue's data may not be written (see createCounted)
@@ -74,17 +78,18 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	owner, _ := json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})
 	tr := newTracker()
 	c := &Client{
-		cfg:     cfg,
-		live:    tr.live,
-		wire:    tr,
-		log:     cfg.logger,
-		owner:   owner,
-		wake:    make(chan struct{}, 1),
-		readyCh: make(chan struct{}),
-		downCh:  make(chan struct{}),
-		closeCh: make(chan struct{}),
-		nodes:   make(registry),
-		creates: make(map[string]chan struct{}),
+		cfg:      cfg,
+		live:     tr.live,
+		wire:     tr,
+		log:      cfg.logger,
+		owner:    owner,
+		wake:     make(chan struct{}, 1),
+		proveNow: make(chan struct{}, 1),
+		readyCh:  make(chan struct{}),
+		downCh:   make(chan struct{}),
+		closeCh:  make(chan struct{}),
+		nodes:    make(registry),
+		creates:  make(map[string]chan struct{}),
 	}
 	c.bg, c.bgCancel = context.WithCancel(context.Background())
 	var lastDialErr atomic.Value
@@ -124,8 +129,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			return nil, fmt.Errorf("zklock: connect %v: adding %s auth: %w", servers, a.scheme, mapErr(err))
 		}
 	}
-	c.wg.Add(1)
+	c.wg.Add(2)
 	go c.watchdog()
+	go c.prover()
 	return c, nil
 }
 

@@ -30,6 +30,7 @@ func (w *waiter) create(ctx context.Context) error {
 	c.mu.Lock()
 	c.creates[id] = ended
 	c.mu.Unlock()
+	c.proveSoon() // a proof in flight with the create, for hold (quorum.go)
 	defer func() {
 		c.mu.Lock()
 		delete(c.creates, id)

@@ -68,10 +68,12 @@
 //
 // A lease is lost (Done closed, Err a *LostError, Lease.Context cancelled)
 // when its session expires, when its node is deleted by someone else, and
-// also when the client has not heard from ZooKeeper for so long that the
-// session could expire: the client tracks the last moment the server is
-// known to have heard from it and gives leases up at that moment plus the
-// negotiated session timeout minus a margin (WithLossMargin), before
+// also when the client cannot prove that ZooKeeper's leader has heard from
+// it recently enough: the client sends a sync through the leader every
+// tenth of the session timeout while it has lock nodes (an answered ping
+// proves only that its server heard it, and a follower cut off from the
+// leader goes on answering), and gives leases up at the proven moment plus
+// the negotiated session timeout minus a margin (WithLossMargin), before
 // ZooKeeper can hand the lock to anyone else. A process paused for longer
 // than that (GC, SIGSTOP) cannot be warned in time: guard the protected
 // resource with the fencing token (Lease.Token), which grows with every

@@ -82,6 +82,21 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 			return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
 		}
 	}
+	// The session may have expired while we made the read node (a pause,
+	// a partition): prove it to the leader before handing out a lease,
+	// as every grant does (waiter.hold), and make sure the write lease
+	// still stands.
+	if err := w.proveAlive(ctx); err != nil {
+		w.fail(err)
+		if errors.Is(err, errRestart) {
+			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
+		}
+		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+	}
+	if err := l.Err(); err != nil {
+		w.fail(err)
+		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+	}
 	// Our read node holds as soon as the write node is gone.
 	c.mu.Lock()
 	w.n.entry.st = rs

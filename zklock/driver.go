@@ -190,3 +190,13 @@ func (l *driverLocker) dropHolds(st *leaseState) {
 		go h.Release(context.Background())
 	}
 }
+
+// abandonHolds releases a failed acquire's Driver lease, waiting a moment
+// for the Driver to confirm.
+func (l *driverLocker) abandonHolds(st *leaseState) {
+	if h := st.takeDriverHeld(); h != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = h.Release(ctx)
+	}
+}

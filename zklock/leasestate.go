@@ -27,7 +27,11 @@ type heldNode struct {
 // in-memory locker implement it.
 type releaser interface {
 	releaseHolds(ctx context.Context, st *leaseState) error
-	dropHolds(st *leaseState) // after a loss or a failed multi-acquire
+	dropHolds(st *leaseState) // after a loss, in the background: may run on ZooKeeper's event goroutine
+	// abandonHolds lets go of the holds of an acquire that failed, on
+	// the caller's goroutine as far as it can (bounded), so that the
+	// caller returns with nothing held.
+	abandonHolds(st *leaseState)
 	observe(ctx context.Context, e Event)
 }
 
@@ -181,14 +185,16 @@ func (st *leaseState) end(err error) bool {
 	}
 	st.ended = true
 	st.err = err
-	close(st.done)
 	derived := st.derived
 	st.derived = nil
 	st.mu.Unlock()
+	// The lease's contexts first, then Done: whoever sees Done closed
+	// finds them cancelled (Lease.Context).
 	for _, d := range derived {
 		d.stop() // no clean-up goroutine: the map is gone already
 		d.cancel(err)
 	}
+	close(st.done)
 	// Last: a local successor waits for st.ctx (see awaitLocal), so the
 	// holder is told everything above before the next one holds.
 	st.cancel(err)
@@ -233,7 +239,7 @@ func (st *leaseState) abandon() {
 	st.ended = true
 	st.err = ErrReleased
 	st.mu.Unlock()
-	st.owner.dropHolds(st)
+	st.owner.abandonHolds(st)
 	st.cancel(ErrReleased)
 	go st.giveBack(context.Background())
 }

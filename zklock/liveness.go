@@ -26,6 +26,7 @@ type liveness struct {
 	anchor  time.Time   // the server heard from us at or after this time
 	timeout time.Duration
 	sid     int64
+	est     time.Time // send time of the connect request of sid's last connect
 }
 
 var _ tapSubscriber = (*liveness)(nil)
@@ -76,7 +77,18 @@ func (l *liveness) connected(e connected) {
 		return
 	}
 	l.timeout, l.sid = e.timeout, e.sessionID
+	if len(l.pending) > 0 {
+		l.est = l.pending[0] // the connect request's
+	}
 	l.answered()
+}
+
+// established returns the session id and the send time of the connect
+// request that established or resumed it.
+func (l *liveness) established() (int64, time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sid, l.est
 }
 
 func (l *liveness) replyRead(e replyRead) {

@@ -281,7 +281,8 @@ func (m *MemoryLocker) releaseHolds(_ context.Context, st *leaseState) error {
 	return nil
 }
 
-func (m *MemoryLocker) dropHolds(st *leaseState) { m.removeLease(st) }
+func (m *MemoryLocker) dropHolds(st *leaseState)    { m.removeLease(st) }
+func (m *MemoryLocker) abandonHolds(st *leaseState) { m.removeLease(st) }
 
 func (m *MemoryLocker) observe(ctx context.Context, e Event) {
 	if e.Time.IsZero() {

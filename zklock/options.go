@@ -92,7 +92,9 @@ func WithSessionTimeout(d time.Duration) Option {
 // expire the session the client declares its leases lost (default: a quarter
 // of the negotiated session timeout). A larger margin gives holders more time
 // to stop before anyone else can be granted the lock, at the price of giving
-// leases up sooner during a network blip.
+// leases up sooner during a network blip. The earliest moment is proven by
+// the leader (a sync every tenth of the timeout; see docs/protocol.md): with
+// the default margin, leases outlive 40% of the timeout without an answer.
 func WithLossMargin(d time.Duration) Option {
 	return func(c *clientConfig) {
 		if d <= 0 {

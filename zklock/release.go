@@ -1,6 +1,9 @@
 package zklock
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // releaseHolds deletes every node of a lease being released. If ctx ends
 // before ZooKeeper confirms, the rest goes on in the background and the
@@ -43,6 +46,22 @@ func (c *Client) dropHolds(st *leaseState) {
 		c.mu.Unlock()
 		if present {
 			c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, h.path, h.sessionID) })
+		}
+	}
+	c.kick()
+}
+
+// abandonHolds deletes the nodes of a failed acquire's parts on the spot,
+// as a failed waiter deletes its own (removeNode: bounded by the answer
+// bound and the connection, then in the background).
+func (c *Client) abandonHolds(st *leaseState) {
+	deadline := time.Now().Add(c.answerBound())
+	for _, h := range st.ownHolds() {
+		c.mu.Lock()
+		_, present := c.nodes[h.path]
+		c.mu.Unlock()
+		if present {
+			c.removeNode(h.entry, deadline)
 		}
 	}
 	c.kick()

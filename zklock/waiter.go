@@ -173,24 +173,39 @@ func (w *waiter) report(ctx context.Context, pos int) {
 		Path: n.path, Position: pos, Token: n.token, SessionID: w.sid})
 }
 
-// hold turns our node into a held lock.
-func (w *waiter) hold(ctx context.Context) error {
+// proveAlive makes sure, before a lease is handed out, that the leader is
+// known to have heard from our session recently enough (quorum.go): if the
+// proof has run out, it sends a sync through the leader, then reads our
+// node (answered in order, after the sync). Like every read of ours, it
+// waits out a lost connection (within ctx); it returns errRestart if the
+// session changed or our node is gone.
+func (w *waiter) proveAlive(ctx context.Context) error {
 	c := w.c
-	// If we have not heard from the server for so long that the session may
-	// be about to expire, prove it alive before handing out a lease. Like
-	// every read of ours, the proof waits out a lost connection (within
-	// ctx) and enqueues again if the session changed meanwhile.
-	if time.Now().After(c.lossDeadline()) {
+	for time.Now().After(c.lossDeadline()) {
 		ok, err := retryRead(ctx, w, func() (bool, error) {
+			sent := time.Now()
+			if _, err := c.conn.Sync("/"); err != nil {
+				return false, err
+			}
+			c.quorum.answered(w.sid, sent)
 			ok, _, err := c.conn.Exists(w.n.path)
 			return ok, err
 		})
 		switch {
 		case err != nil:
-			return w.fail(err)
+			return err
 		case !ok:
 			return errRestart
 		}
+	}
+	return nil
+}
+
+// hold turns our node into a held lock.
+func (w *waiter) hold(ctx context.Context) error {
+	c := w.c
+	if err := w.proveAlive(ctx); err != nil {
+		return w.fail(err)
 	}
 	c.mu.Lock()
 	select {

@@ -19,10 +19,10 @@ func (c *Client) kick() {
 }
 
 // watchdog declares held leases lost once the session can no longer be
-// proven alive: at the last moment ZooKeeper is known to have heard from us,
-// plus the negotiated session timeout, minus the loss margin. ZooKeeper
-// cannot expire the session, and so cannot grant our locks to anyone else,
-// before that moment plus the margin.
+// proven alive: at the last moment ZooKeeper's leader is known to have
+// heard from us (quorum.go), plus the negotiated session timeout, minus the
+// loss margin. ZooKeeper cannot expire the session, and so cannot grant
+// our locks to anyone else, before that moment plus the margin.
 func (c *Client) watchdog() {
 	defer c.wg.Done()
 	timer := time.NewTimer(time.Hour)
@@ -65,15 +65,25 @@ func (c *Client) unreachable() bool {
 	return time.Since(anchor) > timeout/2
 }
 
-// lossDeadline returns when held leases must be given up if nothing more is
-// heard from the server.
+// lossDeadline returns when held leases must be given up if the leader is
+// not heard to hear from us again: the proven anchor (see quorum.go) plus
+// the negotiated session timeout, minus the loss margin.
 func (c *Client) lossDeadline() time.Time {
-	anchor, timeout := c.live.snapshot()
+	_, timeout := c.live.snapshot()
+	sid, _ := c.session()
 	margin := c.cfg.lossMargin
 	if margin == 0 || margin >= timeout {
 		margin = timeout / 4
 	}
-	return anchor.Add(timeout - margin)
+	esid, est := c.live.established()
+	if esid != sid {
+		est = time.Time{}
+	}
+	proven := c.quorum.proven(sid, est, timeout)
+	if proven.IsZero() {
+		return proven // nothing proven on this session: now is too late
+	}
+	return proven.Add(timeout - margin)
 }
 
 func (c *Client) loseUnverified() {

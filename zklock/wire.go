@@ -26,6 +26,11 @@ type sessionWire interface {
 	// snapshot returns the latest moment at which the server is known to
 	// have heard from us, and the negotiated session timeout.
 	snapshot() (anchor time.Time, timeout time.Duration)
+	// established returns the session of the last connect response and
+	// the send time of its connect request: a session is created, and
+	// resumed on another server, by the leader, so that is a moment the
+	// leader is known to have heard from it (see quorum.go).
+	established() (sid int64, sent time.Time)
 }
 
 // tracker turns each connection go-zookeeper dials into a tracked
