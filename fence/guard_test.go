@@ -110,15 +110,15 @@ func TestGuardRefuses(t *testing.T) {
 		t.Cleanup(func() { l.Release(context.Background()) })
 		return l
 	}
-	read := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "rw", zklock.WithMode(zklock.Read)) })
-	sema := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "sema", zklock.WithLimit(2)) })
+	read := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "rw", zklock.Read) })
+	sema := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "sema", zklock.Limit(2)) })
 	multi := acquire(func() (*zklock.Lease, error) { return c.AcquireAll(ctx, []string{"a", "b"}) })
 	for _, l := range []*zklock.Lease{read, sema, multi} {
 		if err := e.fence.Guard(ctx, tx, l); !errors.Is(err, fence.ErrUnfenceable) {
 			t.Fatalf("%s lease of %q: %v, want ErrUnfenceable", l.Mode(), l.Resource(), err)
 		}
 	}
-	write := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "w", zklock.WithMode(zklock.Write)) })
+	write := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "w", zklock.Write) })
 	excl := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "x") })
 	leader := acquire(func() (*zklock.Lease, error) { return c.Campaign(ctx, "leader", []byte("me")) })
 	for _, l := range []*zklock.Lease{write, excl, leader} {

@@ -130,7 +130,7 @@ func TestIntegration_HTTPCarriesToken(t *testing.T) {
 	if code, body := call(req); code != http.StatusBadRequest || !strings.Contains(body, "invalid") {
 		t.Fatalf("two tokens: %d %q", code, body)
 	}
-	read, err := c.Acquire(ctx, "shared", zklock.WithMode(zklock.Read))
+	read, err := c.Acquire(ctx, "shared", zklock.Read)
 	must(t, err)
 	defer read.Release(ctx)
 	req, _ = http.NewRequestWithContext(read.Context(ctx), "POST", srv.URL, nil)

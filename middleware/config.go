@@ -38,8 +38,14 @@ type Rule struct {
 	// request lock it once. Resource and Resources exclude each other.
 	Resources []string
 
-	// Mode is the lock mode (default Exclusive).
-	Mode Mode
+	// Mode is the lock mode: zklock.Exclusive (the default), zklock.Read
+	// or zklock.Write.
+	Mode zklock.Mode
+
+	// ReadWrite picks the mode by method: GET and HEAD requests share a
+	// read lock, every other method takes the write lock, which excludes
+	// readers and writers. Mode must be left unset.
+	ReadWrite bool
 
 	// Limit, when positive, makes the lock a semaphore: up to Limit
 	// requests hold each resource at once (zklock.Limit). Mode must be
@@ -61,7 +67,7 @@ type Rule struct {
 }
 
 func (r Rule) isZero() bool {
-	return r.Resource == "" && r.Resources == nil && r.Mode == Exclusive && r.Limit == 0 && !r.Try && r.MaxWait == 0
+	return r.Resource == "" && r.Resources == nil && r.Mode == zklock.Exclusive && !r.ReadWrite && r.Limit == 0 && !r.Try && r.MaxWait == 0
 }
 
 // Router tells the middleware what the router in front of it matched. The
@@ -202,11 +208,16 @@ func ResourceFunc(f func(r *http.Request) (string, error)) Option {
 	return func(c *Config) { c.ResourceFunc = f }
 }
 
-// WithMode sets the lock mode (default Exclusive).
-func WithMode(m Mode) Option { return func(c *Config) { c.Mode = m } }
+// Mode sets the lock mode: zklock.Exclusive (the default), zklock.Read or
+// zklock.Write.
+func Mode(m zklock.Mode) Option { return func(c *Config) { c.Mode = m } }
 
-// WithLimit makes the lock a semaphore of n holders (see Rule.Limit).
-func WithLimit(n int) Option { return func(c *Config) { c.Limit = n } }
+// ReadWrite makes GET and HEAD requests share a read lock and every other
+// method take the write lock (see Rule.ReadWrite).
+func ReadWrite() Option { return func(c *Config) { c.ReadWrite = true } }
+
+// Limit makes the lock a semaphore of n holders (see Rule.Limit).
+func Limit(n int) Option { return func(c *Config) { c.Limit = n } }
 
 // Try makes a busy resource answer 423 Locked at once.
 func Try() Option { return func(c *Config) { c.Try = true } }

@@ -35,7 +35,7 @@
 //		Locker: client,
 //		Routes: map[string]zkmw.Rule{
 //			"POST /accounts/{id}/withdraw": {Resource: "accounts/{id}"},
-//			"GET /accounts/{id}":           {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
+//			"GET /accounts/{id}":           {Resource: "accounts/{id}", ReadWrite: true},
 //		},
 //	}.ToMiddleware()
 //

@@ -90,7 +90,7 @@ func TestParsePatterns(t *testing.T) {
 }
 
 // The rule's own options come after the user's, and only where the rule
-// says something: a user's zklock.WithLimit survives a default Mode.
+// says something: a user's zklock.Limit survives a default Mode.
 func TestRuleOptionsOrder(t *testing.T) {
 	base := []zklock.AcquireOption{zklock.LeaseLabel("api")}
 	r, err := compileRule(Rule{}, base)

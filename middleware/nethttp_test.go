@@ -141,7 +141,7 @@ func TestIntegration_ServeMuxRouteTable(t *testing.T) {
 	c := newClient(t, zktest.UniqueRoot(t))
 	cfg := zkmw.Config{Locker: c, Routes: map[string]zkmw.Rule{
 		"POST /accounts/{id}/withdraw": {Resource: "accounts/{id}"},
-		"* /docs/{id}":                 {Resource: "docs/{id}", Mode: zkmw.ReadWrite},
+		"* /docs/{id}":                 {Resource: "docs/{id}", ReadWrite: true},
 	}}
 	mw, err := cfg.ToMiddleware()
 	if err != nil {
@@ -222,7 +222,7 @@ func TestIntegration_Semaphore(t *testing.T) {
 	in := make(chan struct{})
 	release := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.Handle("POST /jobs/{kind}", zkmw.Lock(c, zkmw.Resource("jobs/{kind}"), zkmw.WithLimit(2), zkmw.Try())(
+	mux.Handle("POST /jobs/{kind}", zkmw.Lock(c, zkmw.Resource("jobs/{kind}"), zkmw.Limit(2), zkmw.Try())(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if zkmw.LeaseFrom(r).Mode() != zklock.Semaphore {
 				w.WriteHeader(500)

@@ -100,7 +100,7 @@ func (t *template) render(r *http.Request, param func(string) string) (string, e
 type rule struct {
 	src   Rule
 	tmpls []*template // none: the route's own path, or the adapter's function
-	mode  Mode
+	mode  ruleMode
 	// acquire options for each zklock mode the rule may use, built once
 	opts [3][]zklock.AcquireOption // by zklock.Exclusive, Read, Write
 	// route, when known at compile time: the default template and the
@@ -119,20 +119,22 @@ type routeInfo struct {
 // compileRule checks r and builds its acquire options over base.
 func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
 	switch {
-	case !r.Mode.valid():
-		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalidConfig, int(r.Mode))
+	case r.Mode != zklock.Exclusive && r.Mode != zklock.Read && r.Mode != zklock.Write:
+		return nil, fmt.Errorf("%w: mode %v: a route locks Exclusive, Read or Write (a semaphore with Limit)", ErrInvalidConfig, r.Mode)
+	case r.ReadWrite && r.Mode != zklock.Exclusive:
+		return nil, fmt.Errorf("%w: ReadWrite picks the mode by method: leave Mode unset", ErrInvalidConfig)
 	case r.MaxWait < 0:
 		return nil, fmt.Errorf("%w: negative MaxWait", ErrInvalidConfig)
 	case r.Try && r.MaxWait > 0:
 		return nil, fmt.Errorf("%w: %w: Try and MaxWait exclude each other", ErrInvalidConfig, zklock.ErrInvalidOption)
 	case r.Limit < 0:
 		return nil, fmt.Errorf("%w: negative Limit", ErrInvalidConfig)
-	case r.Limit > 0 && r.Mode != Exclusive:
-		return nil, fmt.Errorf("%w: a Limit (semaphore) has no Mode: leave Mode as Exclusive", ErrInvalidConfig)
+	case r.Limit > 0 && (r.Mode != zklock.Exclusive || r.ReadWrite):
+		return nil, fmt.Errorf("%w: a Limit (semaphore) has no Mode: leave Mode and ReadWrite unset", ErrInvalidConfig)
 	case r.Resource != "" && len(r.Resources) > 0:
 		return nil, fmt.Errorf("%w: Resource and Resources exclude each other", ErrInvalidConfig)
 	}
-	cr := &rule{src: r, mode: r.Mode}
+	cr := &rule{src: r, mode: ruleMode{mode: r.Mode, readWrite: r.ReadWrite}}
 	srcs := r.Resources
 	if r.Resource != "" {
 		srcs = []string{r.Resource}
@@ -154,7 +156,7 @@ func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
 		switch {
 		case r.Limit > 0:
 			opts = append(opts, zklock.Limit(r.Limit))
-		case m != zklock.Exclusive || r.Mode != Exclusive:
+		case m != zklock.Exclusive || r.Mode != zklock.Exclusive || r.ReadWrite:
 			opts = append(opts, m)
 		}
 		if r.Try {

@@ -26,13 +26,13 @@ func TestIntegration_Kinds(t *testing.T) {
 		acquire func() (*zklock.Lease, error)
 	}{
 		{"read", tracing.KindRead, "reports/{id}", 1, func() (*zklock.Lease, error) {
-			return c.Acquire(ctx, "reports/2024", zklock.WithMode(zklock.Read))
+			return c.Acquire(ctx, "reports/2024", zklock.Read)
 		}},
 		{"write", tracing.KindWrite, "reports/{id}", 1, func() (*zklock.Lease, error) {
-			return c.Acquire(ctx, "reports/2024", zklock.WithMode(zklock.Write))
+			return c.Acquire(ctx, "reports/2024", zklock.Write)
 		}},
 		{"semaphore", tracing.KindSemaphore, "pool/{id}", 1, func() (*zklock.Lease, error) {
-			return c.Acquire(ctx, "pool/3", zklock.WithLimit(2))
+			return c.Acquire(ctx, "pool/3", zklock.Limit(2))
 		}},
 		{"multi", tracing.KindMulti, "accounts/{id},accounts/{id}", 2, func() (*zklock.Lease, error) {
 			return c.AcquireAll(ctx, []string{"accounts/1", "accounts/2"})
@@ -122,7 +122,7 @@ func TestIntegration_Downgrade(t *testing.T) {
 	obs := tel.observer()
 	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs))
 	ctx := context.Background()
-	w, err := c.Acquire(ctx, "reports/7", zklock.WithMode(zklock.Write))
+	w, err := c.Acquire(ctx, "reports/7", zklock.Write)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestIntegration_CountedCreateLeavesQueueDataAlone(t *testing.T) {
 		for _, acq := range []func() (*zklock.Lease, error){
 			func() (*zklock.Lease, error) { return c.Acquire(ctx, raw, zklock.RawPath()) },
 			func() (*zklock.Lease, error) {
-				return c.Acquire(ctx, "s", zklock.WithMode(zklock.Semaphore), zklock.WithLimit(2))
+				return c.Acquire(ctx, "s", zklock.Limit(2))
 			},
 		} {
 			l, err := acq()

@@ -179,7 +179,7 @@ func TestIntegration_InteropCuratorReadWrite(t *testing.T) {
 	ctx := testCtx(t)
 	path := root + "/locks/doc"
 	c := newClient(t, root)
-	r, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.WithMode(zklock.Read))
+	r, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,14 +187,14 @@ func TestIntegration_InteropCuratorReadWrite(t *testing.T) {
 	reader.expect("ACQUIRED", 30*time.Second) // readers share across languages
 	writer := startCurator(t, path, "write")
 	writer.quiet(300 * time.Millisecond)
-	if _, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.WithMode(zklock.Write), zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
+	if _, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.Write, zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
 		t.Fatalf("zklock writer with Curator reader = %v", err)
 	}
 	r.Release(ctx)
 	writer.quiet(300 * time.Millisecond) // the Curator reader still holds
 	reader.release()
 	writer.expect("ACQUIRED", 30*time.Second)
-	if _, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.WithMode(zklock.Read), zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
+	if _, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.Read, zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
 		t.Fatalf("zklock reader while a Curator writer holds = %v", err)
 	}
 	writer.release()
@@ -257,13 +257,13 @@ func TestIntegration_InteropKazoo(t *testing.T) {
 	plain.release()
 
 	// kazoo's read lock shares with zklock readers.
-	r, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.WithMode(zklock.Read))
+	r, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kr := startKazoo(t, path, "read")
 	kr.expect("ACQUIRED", 30*time.Second)
-	if _, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.WithMode(zklock.Write), zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
+	if _, err := c.Acquire(ctx, path, zklock.RawPath(), zklock.Write, zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
 		t.Fatalf("zklock writer with a kazoo reader = %v", err)
 	}
 	kr.release()

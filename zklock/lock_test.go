@@ -329,12 +329,12 @@ func TestIntegration_Reentrancy(t *testing.T) {
 	all.Release(ctx)
 
 	// Read leases cannot be upgraded through the context.
-	r, err := c.Acquire(ctx, "rw", zklock.WithMode(zklock.Read))
+	r, err := c.Acquire(ctx, "rw", zklock.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Release(ctx)
-	if _, err := c.Acquire(r.Context(ctx), "rw", zklock.WithMode(zklock.Write)); !errors.Is(err, zklock.ErrUpgrade) {
+	if _, err := c.Acquire(r.Context(ctx), "rw", zklock.Write); !errors.Is(err, zklock.ErrUpgrade) {
 		t.Fatalf("upgrade = %v, want ErrUpgrade", err)
 	}
 }
@@ -558,7 +558,7 @@ func TestIntegration_Inspect(t *testing.T) {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go c2.Acquire(wctx, "q", zklock.Label("waiting-job"))
+	go c2.Acquire(wctx, "q", zklock.LeaseLabel("waiting-job"))
 	eventually(t, "waiter", func() bool { return len(lockNodes(t, c1.Conn(), root)) == 2 })
 	q, err := c1.Inspect(ctx, "q")
 	if err != nil {

@@ -64,12 +64,12 @@ func TestMemoryLocker(t *testing.T) {
 		}
 	}
 	// Readers share, writers wait; loss is signalled.
-	r1, _ := m.Acquire(ctx, "rw", zklock.WithMode(zklock.Read))
-	r2, err := m.Acquire(ctx, "rw", zklock.WithMode(zklock.Read), zklock.Try())
+	r1, _ := m.Acquire(ctx, "rw", zklock.Read)
+	r2, err := m.Acquire(ctx, "rw", zklock.Read, zklock.Try())
 	if err != nil {
 		t.Fatalf("second reader: %v", err)
 	}
-	if _, err := m.Acquire(ctx, "rw", zklock.WithMode(zklock.Write), zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
+	if _, err := m.Acquire(ctx, "rw", zklock.Write, zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
 		t.Fatalf("writer with readers: %v", err)
 	}
 	m.Expire()

@@ -128,11 +128,11 @@ func TestIntegration_AcquireAllReentersHeldParts(t *testing.T) {
 	}
 
 	// A read lease cannot be re-entered as a write part.
-	r, err := c.Acquire(ctx, "x", zklock.WithMode(zklock.Read))
+	r, err := c.Acquire(ctx, "x", zklock.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AcquireAll(r.Context(ctx), []string{"x", "y"}, zklock.WithMode(zklock.Write)); !errors.Is(err, zklock.ErrUpgrade) {
+	if _, err := c.AcquireAll(r.Context(ctx), []string{"x", "y"}, zklock.Write); !errors.Is(err, zklock.ErrUpgrade) {
 		t.Fatalf("write AcquireAll under a read lease = %v; want ErrUpgrade", err)
 	}
 	if err := r.Release(ctx); err != nil {
@@ -170,11 +170,11 @@ func TestIntegration_DowngradeOfAReenteredLease(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	c := newClient(t, root)
-	w, err := c.Acquire(ctx, "r", zklock.WithMode(zklock.Write))
+	w, err := c.Acquire(ctx, "r", zklock.Write)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inner, err := c.Acquire(w.Context(ctx), "r", zklock.WithMode(zklock.Write))
+	inner, err := c.Acquire(w.Context(ctx), "r", zklock.Write)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -315,16 +315,6 @@ func LeaseLabel(s string) AcquireOption {
 	return acquireFunc(func(c *acquireConfig) { c.label = s })
 }
 
-// WithMode selects Exclusive (default), Read or Write: the same as giving
-// the Mode itself. (Transitional: it goes before the first release.)
-func WithMode(m Mode) AcquireOption { return m }
-
-// WithLimit is Limit. (Transitional: it goes before the first release.)
-func WithLimit(n int) AcquireOption { return Limit(n) }
-
-// Label is LeaseLabel. (Transitional: it goes before the first release.)
-func Label(s string) AcquireOption { return LeaseLabel(s) }
-
 // check reports options that cannot go together.
 func (c *acquireConfig) check() error {
 	switch {

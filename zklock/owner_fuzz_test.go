@@ -54,7 +54,7 @@ func FuzzOwnerLabel(f *testing.F) {
 
 		// The real acquire path: with a cancelled context it stops before
 		// touching ZooKeeper, after the size check.
-		_, err = c.Acquire(cancelled, "r", Label(label))
+		_, err = c.Acquire(cancelled, "r", LeaseLabel(label))
 		tooBig := len(data) > MaxValueLen
 		if tooBig != errors.Is(err, ErrValueTooLarge) {
 			t.Fatalf("label of %d bytes (node data %d bytes, limit %d): acquire err = %v", len(label), len(data), MaxValueLen, err)

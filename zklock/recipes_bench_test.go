@@ -46,7 +46,7 @@ func BenchmarkReadHeavy(b *testing.B) {
 							mode = zklock.Read
 						}
 					}
-					l, err := c.Acquire(ctx, "doc", zklock.WithMode(mode))
+					l, err := c.Acquire(ctx, "doc", mode)
 					if err != nil {
 						b.Error(err)
 						return

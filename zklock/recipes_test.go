@@ -67,7 +67,7 @@ func TestIntegration_ReadWriteLock(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := 0; r < 5; r++ {
-				l, err := c.Acquire(ctx, "doc", zklock.WithMode(mode))
+				l, err := c.Acquire(ctx, "doc", mode)
 				if err != nil {
 					t.Error(err)
 					return
@@ -110,20 +110,20 @@ func TestIntegration_ReadWriteFairness(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	a, b := newClient(t, root), newClient(t, root)
-	r1, err := a.Acquire(ctx, "doc", zklock.WithMode(zklock.Read))
+	r1, err := a.Acquire(ctx, "doc", zklock.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wrote := make(chan *zklock.Lease, 1)
 	go func() {
-		w, err := b.Acquire(ctx, "doc", zklock.WithMode(zklock.Write))
+		w, err := b.Acquire(ctx, "doc", zklock.Write)
 		if err != nil {
 			t.Error(err)
 		}
 		wrote <- w
 	}()
 	eventually(t, "writer queued", func() bool { return len(b.Locks()) == 1 })
-	if _, err := a.Acquire(ctx, "doc", zklock.WithMode(zklock.Read), zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
+	if _, err := a.Acquire(ctx, "doc", zklock.Read, zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
 		t.Fatalf("a reader overtook a waiting writer: %v", err)
 	}
 	r1.Release(ctx)
@@ -131,7 +131,7 @@ func TestIntegration_ReadWriteFairness(t *testing.T) {
 	if w == nil {
 		t.FailNow()
 	}
-	if _, err := a.Acquire(ctx, "doc", zklock.WithMode(zklock.Read), zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
+	if _, err := a.Acquire(ctx, "doc", zklock.Read, zklock.Try()); !errors.Is(err, zklock.ErrLocked) {
 		t.Fatalf("reader while a writer holds: %v", err)
 	}
 	w.Release(ctx)
@@ -141,13 +141,13 @@ func TestIntegration_Downgrade(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
 	a, b := newClient(t, root), newClient(t, root)
-	w, err := a.Acquire(ctx, "doc", zklock.WithMode(zklock.Write))
+	w, err := a.Acquire(ctx, "doc", zklock.Write)
 	if err != nil {
 		t.Fatal(err)
 	}
 	readerIn := make(chan *zklock.Lease, 1)
 	go func() {
-		l, err := b.Acquire(ctx, "doc", zklock.WithMode(zklock.Read))
+		l, err := b.Acquire(ctx, "doc", zklock.Read)
 		if err != nil {
 			t.Error(err)
 		}
@@ -170,13 +170,13 @@ func TestIntegration_Downgrade(t *testing.T) {
 	// With a writer queued behind us, a downgrade would let it in first:
 	// refused, and the write lease is kept.
 	r.Release(ctx)
-	w2, err := a.Acquire(ctx, "doc", zklock.WithMode(zklock.Write))
+	w2, err := a.Acquire(ctx, "doc", zklock.Write)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go b.Acquire(wctx, "doc", zklock.WithMode(zklock.Write))
+	go b.Acquire(wctx, "doc", zklock.Write)
 	eventually(t, "writer queued", func() bool { return len(b.Locks()) == 1 })
 	if _, err := w2.Downgrade(ctx); !errors.Is(err, zklock.ErrDowngradeBlocked) {
 		t.Fatalf("downgrade with a writer queued = %v", err)
@@ -202,7 +202,7 @@ func TestIntegration_Semaphore(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := 0; r < 3; r++ {
-				l, err := c.Acquire(ctx, "pool", zklock.WithLimit(3))
+				l, err := c.Acquire(ctx, "pool", zklock.Limit(3))
 				if err != nil {
 					t.Error(err)
 					return
@@ -226,15 +226,15 @@ func TestIntegration_Semaphore(t *testing.T) {
 	}
 	// The limit is stored with the resource: a client asking for another
 	// limit gets a clear error, not silent over-admission.
-	l, err := clients[0].Acquire(ctx, "pool", zklock.WithLimit(3))
+	l, err := clients[0].Acquire(ctx, "pool", zklock.Limit(3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release(ctx)
-	if _, err := clients[1].Acquire(ctx, "pool", zklock.WithLimit(5)); !errors.Is(err, zklock.ErrLimitMismatch) {
+	if _, err := clients[1].Acquire(ctx, "pool", zklock.Limit(5)); !errors.Is(err, zklock.ErrLimitMismatch) {
 		t.Fatalf("limit 5 on a limit-3 semaphore = %v", err)
 	}
-	if _, err := clients[1].Acquire(ctx, "pool2", zklock.WithLimit(0)); !errors.Is(err, zklock.ErrInvalidOption) {
+	if _, err := clients[1].Acquire(ctx, "pool2", zklock.Limit(0)); !errors.Is(err, zklock.ErrInvalidOption) {
 		t.Fatalf("limit 0 = %v", err)
 	}
 	if n := lockNodes(t, clients[0].Conn(), root); len(n) != 1 {

@@ -47,7 +47,7 @@ func newSemQueue(t *testing.T, limit, waiters int, client func(i int) *zklock.Cl
 	ctx := testCtx(t)
 	q := &semQueue{t: t, limit: limit, errs: make(chan error, waiters)}
 	for i := range limit {
-		l, err := client(i).Acquire(ctx, "r", zklock.WithLimit(limit))
+		l, err := client(i).Acquire(ctx, "r", zklock.Limit(limit))
 		if err != nil {
 			t.Fatalf("holder %d: %v", i, err)
 		}
@@ -60,7 +60,7 @@ func newSemQueue(t *testing.T, limit, waiters int, client func(i int) *zklock.Cl
 		wctx, cancel := context.WithCancel(ctx)
 		q.cancels = append(q.cancels, cancel)
 		go func() {
-			l, err := c.Acquire(wctx, "r", zklock.WithLimit(limit))
+			l, err := c.Acquire(wctx, "r", zklock.Limit(limit))
 			if err != nil {
 				q.errs <- err
 				return
@@ -204,7 +204,7 @@ func TestIntegration_SemaphoreWaiterCancels(t *testing.T) {
 	if err := <-q.errs; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled waiter: %v", err)
 	}
-	l, err := newClient(t, root).Acquire(testCtx(t), "r", zklock.WithLimit(2), zklock.MaxWait(handoffBound))
+	l, err := newClient(t, root).Acquire(testCtx(t), "r", zklock.Limit(2), zklock.MaxWait(handoffBound))
 	if !errors.Is(err, zklock.ErrWaitTimeout) {
 		t.Fatalf("a third holder on a full semaphore: %v, %v", l, err)
 	}

@@ -35,11 +35,11 @@ func TestIntegration_TryIsBoundedWhileZooKeeperIsAway(t *testing.T) {
 			return err
 		},
 		"Read+Try": func(c *zklock.Client) error {
-			_, err := c.Acquire(context.Background(), "r", zklock.WithMode(zklock.Read), zklock.Try())
+			_, err := c.Acquire(context.Background(), "r", zklock.Read, zklock.Try())
 			return err
 		},
 		"Semaphore+Try": func(c *zklock.Client) error {
-			_, err := c.Acquire(context.Background(), "sem", zklock.WithLimit(2), zklock.Try())
+			_, err := c.Acquire(context.Background(), "sem", zklock.Limit(2), zklock.Try())
 			return err
 		},
 	}
@@ -77,7 +77,7 @@ func TestIntegration_TryIsBoundedWhileZooKeeperIsAway(t *testing.T) {
 			for _, r := range []string{"r", "s", "sem"} {
 				opts := []zklock.AcquireOption{}
 				if r == "sem" {
-					opts = append(opts, zklock.WithLimit(2))
+					opts = append(opts, zklock.Limit(2))
 				}
 				l, err := c.TryAcquire(testCtx(t), r, opts...)
 				if err != nil {

@@ -91,7 +91,7 @@ func (ln *lane) iteration(ctx context.Context) {
 			a.mode, mode = ModeWrite, zklock.Write
 		}
 		a.acquire = func(ctx context.Context) (*zklock.Lease, error) {
-			return w.c.Acquire(ctx, a.resource, zklock.WithMode(mode))
+			return w.c.Acquire(ctx, a.resource, mode)
 		}
 	case ModeDowngrade:
 		ln.downgrade(ctx, a)
@@ -106,7 +106,7 @@ func (ln *lane) iteration(ctx context.Context) {
 			work = time.Duration(300+rng.IntN(300)) * time.Millisecond
 		}
 		a.acquire = func(ctx context.Context) (*zklock.Lease, error) {
-			return w.c.Acquire(ctx, a.resource, zklock.WithLimit(s.Limit))
+			return w.c.Acquire(ctx, a.resource, zklock.Limit(s.Limit))
 		}
 	case ModeElection:
 		a.resource, a.mode = w.spec.Elections[rng.IntN(len(w.spec.Elections))], ModeElection
@@ -297,7 +297,7 @@ func (ln *lane) downgrade(ctx context.Context, a attempt) {
 	a.mode = ModeWrite
 	a.kind = "downgrade"
 	a.acquire = func(ctx context.Context) (*zklock.Lease, error) {
-		return w.c.Acquire(ctx, a.resource, zklock.WithMode(zklock.Write))
+		return w.c.Acquire(ctx, a.resource, zklock.Write)
 	}
 	hd := ln.acquire(ctx, a)
 	if hd == nil {

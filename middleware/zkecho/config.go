@@ -9,21 +9,12 @@ import (
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// Rule, Mode, the modes, LockError and ErrInvalidConfig are the net/http
-// core's: every front end takes the same rules and fails with the same
-// errors.
+// Rule, LockError and ErrInvalidConfig are the net/http core's: every
+// front end takes the same rules (modes are zklock's: zklock.Read,
+// zklock.Write) and fails with the same errors.
 type (
 	Rule      = middleware.Rule
-	Mode      = middleware.Mode
 	LockError = middleware.LockError
-)
-
-// Lock modes (see middleware.Mode).
-const (
-	Exclusive = middleware.Exclusive
-	ReadWrite = middleware.ReadWrite
-	Read      = middleware.Read
-	Write     = middleware.Write
 )
 
 // ErrInvalidConfig is middleware.ErrInvalidConfig.
@@ -156,11 +147,16 @@ func ResourceFunc(f func(c echo.Context) (string, error)) Option {
 	return func(c *Config) { c.ResourceFunc = f }
 }
 
-// WithMode sets the lock mode (default Exclusive).
-func WithMode(m Mode) Option { return func(c *Config) { c.Mode = m } }
+// Mode sets the lock mode: zklock.Exclusive (the default), zklock.Read or
+// zklock.Write.
+func Mode(m zklock.Mode) Option { return func(c *Config) { c.Mode = m } }
 
-// WithLimit makes the lock a semaphore of n holders (see Rule.Limit).
-func WithLimit(n int) Option { return func(c *Config) { c.Limit = n } }
+// ReadWrite makes GET and HEAD requests share a read lock and every other
+// method take the write lock (see Rule.ReadWrite).
+func ReadWrite() Option { return func(c *Config) { c.ReadWrite = true } }
+
+// Limit makes the lock a semaphore of n holders (see Rule.Limit).
+func Limit(n int) Option { return func(c *Config) { c.Limit = n } }
 
 // Try makes a busy resource answer 423 Locked at once.
 func Try() Option { return func(c *Config) { c.Try = true } }

@@ -22,7 +22,9 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"no locker", zkmw.Config{}, "no Locker"},
-		{"unknown mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Mode: zkmw.Mode(9)}}, "unknown mode"},
+		{"unknown mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Mode: zklock.Mode(9)}}, "a route locks Exclusive, Read or Write"},
+		{"semaphore mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Mode: zklock.Semaphore}}, "a route locks Exclusive, Read or Write"},
+		{"read-write with a mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Mode: zklock.Read, ReadWrite: true}}, "ReadWrite picks the mode"},
 		{"negative wait", zkmw.Config{Locker: c, Rule: zkmw.Rule{MaxWait: -time.Second}}, "negative MaxWait"},
 		{"try and wait", zkmw.Config{Locker: c, Rule: zkmw.Rule{Try: true, MaxWait: time.Second}}, "Try and MaxWait exclude each other"},
 		{"template and func", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "a"}, ResourceFunc: fn}, "exclude"},
@@ -34,7 +36,7 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 		{"adjacent placeholders", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "{query:a}-{query:b}"}}, "separated by text containing"},
 		{"resource and resources", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resource: "a", Resources: []string{"b", "c"}}}, "exclude"},
 		{"template listed twice", zkmw.Config{Locker: c, Rule: zkmw.Rule{Resources: []string{"a/{id}", "b", "a/{id}"}}}, "listed twice"},
-		{"limit with mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Limit: 2, Mode: zkmw.ReadWrite}}, "Limit"},
+		{"limit with mode", zkmw.Config{Locker: c, Rule: zkmw.Rule{Limit: 2, ReadWrite: true}}, "Limit"},
 		{"negative limit", zkmw.Config{Locker: c, Rule: zkmw.Rule{Limit: -1}}, "negative Limit"},
 		{"negative retry", zkmw.Config{Locker: c, RetryAfter: -1}, "RetryAfter"},
 		{"negative release timeout", zkmw.Config{Locker: c, ReleaseTimeout: -1}, "ReleaseTimeout"},
@@ -75,12 +77,12 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 	for _, cfg := range []zkmw.Config{
 		{Locker: c},
 		{Locker: c, Rule: zkmw.Rule{Resource: "accounts/{id}/{query:currency}/{header:X-Tenant}/{param:id}/{*}"}},
-		{Locker: c, Rule: zkmw.Rule{Resource: "global-report", Mode: zkmw.Write, Try: true}},
+		{Locker: c, Rule: zkmw.Rule{Resource: "global-report", Mode: zklock.Write, Try: true}},
 		{Locker: c, Rule: zkmw.Rule{Resources: []string{"accounts/{from}", "accounts/{to}"}, Limit: 3}},
 		{Locker: c, ResourceFunc: fn},
 		{Locker: c, Routes: map[string]zkmw.Rule{
 			"POST /accounts/:id/withdraw": {Resource: "accounts/{id}"},
-			"GET /accounts/:id":           {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
+			"GET /accounts/:id":           {Resource: "accounts/{id}", ReadWrite: true},
 			"* /files/*":                  {Resource: "files/{*}", MaxWait: time.Second},
 		}},
 	} {
@@ -88,9 +90,9 @@ func TestIntegration_ConfigErrors(t *testing.T) {
 			t.Fatalf("%+v: %v", cfg, err)
 		}
 	}
-	_ = zkmw.Lock(c, zkmw.Resource("accounts/{id}"), zkmw.WithMode(zkmw.ReadWrite), zkmw.MaxWait(time.Second), nil)
+	_ = zkmw.Lock(c, zkmw.Resource("accounts/{id}"), zkmw.ReadWrite(), zkmw.MaxWait(time.Second), nil)
 	_ = zkmw.Lock(c, zkmw.ResourceFunc(fn), zkmw.Try())
-	_ = zkmw.Lock(c, zkmw.Resource("a/{x}", "b/{y}"), zkmw.WithLimit(2))
+	_ = zkmw.Lock(c, zkmw.Resource("a/{x}", "b/{y}"), zkmw.Limit(2))
 	var _ zklock.Locker = c
 }
 
@@ -112,14 +114,5 @@ func TestCheckRoutes(t *testing.T) {
 	err := cfg.CheckRoutes(e.Routes())
 	if !errors.Is(err, zkmw.ErrInvalidConfig) || !strings.Contains(err.Error(), `["POST /acounts/:id/withdraw" "PUT /accounts/:id"]`) {
 		t.Fatalf("CheckRoutes = %v", err)
-	}
-}
-
-func TestModeString(t *testing.T) {
-	for m, want := range map[zkmw.Mode]string{zkmw.Exclusive: "exclusive", zkmw.ReadWrite: "read-write",
-		zkmw.Read: "read", zkmw.Write: "write", zkmw.Mode(7): "Mode(7)"} {
-		if m.String() != want {
-			t.Errorf("%d: %q, want %q", int(m), m.String(), want)
-		}
 	}
 }

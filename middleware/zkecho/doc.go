@@ -18,7 +18,7 @@
 //		Locker: client,
 //		Routes: map[string]zkecho.Rule{
 //			"POST /accounts/:id/withdraw": {Resource: "accounts/{id}"},
-//			"GET /accounts/:id":           {Resource: "accounts/{id}", Mode: zkecho.ReadWrite},
+//			"GET /accounts/:id":           {Resource: "accounts/{id}", ReadWrite: true},
 //		},
 //	}.ToMiddleware()
 //

@@ -28,7 +28,7 @@ func TestIntegration_RouteTable(t *testing.T) {
 	c := newClient(t, root)
 	cfg := zkmw.Config{Locker: c, Routes: map[string]zkmw.Rule{
 		"POST /accounts/:id/withdraw": {Resource: "accounts/{id}"},
-		"* /accounts/:id":             {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
+		"* /accounts/:id":             {Resource: "accounts/{id}", ReadWrite: true},
 		"GET /reports/:year":          {}, // default resource: the route path
 		"GET /api/v1/tenants/:t":      {Resource: "tenant-{t}"},
 	}}

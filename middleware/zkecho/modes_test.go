@@ -197,7 +197,7 @@ func TestIntegration_ReadWriteByMethod(t *testing.T) {
 	ctx := testCtx(t)
 	holder, c := newClient(t, root), newClient(t, root)
 	e, url := newEcho(t)
-	mw := zkmw.Lock(c, zkmw.Resource("docs/{id}"), zkmw.WithMode(zkmw.ReadWrite), zkmw.Try())
+	mw := zkmw.Lock(c, zkmw.Resource("docs/{id}"), zkmw.ReadWrite(), zkmw.Try())
 	e.GET("/docs/:id", ok, mw)
 	e.HEAD("/docs/:id", ok, mw)
 	e.PUT("/docs/:id", ok, mw)
@@ -213,7 +213,7 @@ func TestIntegration_ReadWriteByMethod(t *testing.T) {
 		{zklock.Exclusive, want{423, 423, 423, 423}},
 	} {
 		t.Run(tc.held.String(), func(t *testing.T) {
-			lease, err := holder.Acquire(ctx, "docs/1", zklock.WithMode(tc.held))
+			lease, err := holder.Acquire(ctx, "docs/1", tc.held)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestIntegration_ReadWriteByMethod(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		return c.NoContent(http.StatusOK)
-	}, zkmw.Lock(c, zkmw.Resource("docs/{id}"), zkmw.WithMode(zkmw.ReadWrite)))
+	}, zkmw.Lock(c, zkmw.Resource("docs/{id}"), zkmw.ReadWrite()))
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {

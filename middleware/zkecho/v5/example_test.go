@@ -77,7 +77,7 @@ func ExampleConfig_ToMiddleware() {
 		Locker: client,
 		Routes: map[string]zkmw.Rule{
 			"POST /accounts/:id/withdraw": {Resource: "accounts/{id}", MaxWait: 2 * time.Second},
-			"GET /accounts/:id":           {Resource: "accounts/{id}", Mode: zkmw.ReadWrite},
+			"GET /accounts/:id":           {Resource: "accounts/{id}", ReadWrite: true},
 		},
 	}
 	mw, err := locks.ToMiddleware()

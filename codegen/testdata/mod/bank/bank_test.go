@@ -185,7 +185,7 @@ func TestTryAndModes(t *testing.T) {
 	b := New(map[string]int64{"y": 7})
 	w := NewLockedBank(b, c)
 
-	read, err := other.Acquire(ctx(t), "accounts/y", zklock.WithMode(zklock.Read))
+	read, err := other.Acquire(ctx(t), "accounts/y", zklock.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
