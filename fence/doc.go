@@ -77,10 +77,11 @@
 // # Which leases
 //
 // A token orders exclusive holders: exclusive, write and election leases
-// can be fenced. Read and semaphore leases are refused with ErrUnfenceable
-// (several hold at once, so a larger token does not mean a later holder),
-// and so are multi-resource leases (their Token is the largest of their
-// nodes', which is not the token of each resource). Guard does not ask
+// can be fenced, and multi-resource leases resource by resource (Guard
+// checks each part's own token, Lease.Parts: a lease's Token is the
+// largest of its nodes', which is not the token of each resource). Read
+// and semaphore leases are refused with ErrUnfenceable (several hold at
+// once, so a larger token does not mean a later holder). Guard does not ask
 // whether the lease is still held: the database decides, which is what
 // refuses a holder that cannot know it was overtaken. To stop early, run
 // the work under lease.Context.

@@ -28,13 +28,49 @@ import (
 // A *sql.DB is refused with ErrNotInTransaction: the check would commit on
 // its own.
 func (f *Fence) Guard(ctx context.Context, tx Tx, h Holder) error {
-	t, err := TokenOf(h)
+	ts, err := tokensOf(h)
 	if err != nil {
 		return err
 	}
 	if _, ok := tx.(*sql.DB); ok {
 		return ErrNotInTransaction
 	}
+	for _, t := range ts {
+		if err := f.guard(ctx, tx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tokensOf returns the tokens to guard for h: one per resource of a
+// multi-resource lease (its Parts, in canonical order, so that two
+// transactions lock the fence's rows in the same order), else TokenOf's.
+func tokensOf(h Holder) ([]Token, error) {
+	p, ok := h.(interface{ Parts() []zklock.Part })
+	if !ok || len(p.Parts()) < 2 {
+		t, err := TokenOf(h)
+		return []Token{t}, err
+	}
+	if m, ok := h.(interface{ Mode() zklock.Mode }); ok {
+		switch mode := m.Mode(); mode {
+		case zklock.Read, zklock.Semaphore:
+			return nil, fmt.Errorf("%w: a %s lease of %q is shared with other holders", ErrUnfenceable, mode, h.Resource())
+		}
+	}
+	var ts []Token
+	for _, part := range p.Parts() {
+		t := Token{resource: part.Resource, value: part.Token}
+		if err := t.validate(); err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// guard moves t's resource's stored token forward to t, or refuses.
+func (f *Fence) guard(ctx context.Context, tx Tx, t Token) error {
 	res, err := tx.ExecContext(ctx, f.sql.guard, t.resource, t.value)
 	if err != nil {
 		return fmt.Errorf("fence: guard of %q: %w", t.resource, err)

@@ -112,8 +112,8 @@ func TestGuardRefuses(t *testing.T) {
 	}
 	read := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "rw", zklock.Read) })
 	sema := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "sema", zklock.Limit(2)) })
-	multi := acquire(func() (*zklock.Lease, error) { return c.AcquireAll(ctx, []string{"a", "b"}) })
-	for _, l := range []*zklock.Lease{read, sema, multi} {
+	multiRead := acquire(func() (*zklock.Lease, error) { return c.AcquireAll(ctx, []string{"ra", "rb"}, zklock.Read) })
+	for _, l := range []*zklock.Lease{read, sema, multiRead} {
 		if err := e.fence.Guard(ctx, tx, l); !errors.Is(err, fence.ErrUnfenceable) {
 			t.Fatalf("%s lease of %q: %v, want ErrUnfenceable", l.Mode(), l.Resource(), err)
 		}
@@ -121,7 +121,8 @@ func TestGuardRefuses(t *testing.T) {
 	write := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "w", zklock.Write) })
 	excl := acquire(func() (*zklock.Lease, error) { return c.Acquire(ctx, "x") })
 	leader := acquire(func() (*zklock.Lease, error) { return c.Campaign(ctx, "leader", []byte("me")) })
-	for _, l := range []*zklock.Lease{write, excl, leader} {
+	multi := acquire(func() (*zklock.Lease, error) { return c.AcquireAll(ctx, []string{"a", "b"}) })
+	for _, l := range []*zklock.Lease{write, excl, leader, multi} {
 		if err := e.fence.Guard(ctx, tx, l); err != nil {
 			t.Fatalf("%s lease of %q: %v", l.Mode(), l.Resource(), err)
 		}

@@ -66,7 +66,10 @@ func TokenOf(h Holder) (Token, error) {
 		}
 	}
 	if p, ok := h.(interface{ Paths() []string }); ok && len(p.Paths()) > 1 {
-		return Token{}, fmt.Errorf("%w: a multi-resource lease (%q) has one token for all its resources", ErrUnfenceable, h.Resource())
+		// Its Token is the largest of its parts', not every resource's:
+		// Guard fences each part with its own (Lease.Parts); one carried
+		// token cannot.
+		return Token{}, fmt.Errorf("%w: a multi-resource lease (%q) has a token per resource: Guard it, or carry one part's", ErrUnfenceable, h.Resource())
 	}
 	t := Token{resource: h.Resource(), value: h.Token()}
 	return t, t.validate()
