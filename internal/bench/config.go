@@ -29,6 +29,12 @@ type Config struct {
 	Only []string
 	// Progress, when set, receives one line per finished run.
 	Progress io.Writer
+	// Peers says whether to measure Apache Curator and kazoo too, on the
+	// scenarios they run (default PeersOff; zklock-bench defaults to
+	// PeersAuto). See peer_suite.go.
+	Peers PeerMode
+	// peerList replaces Peers() (tests).
+	peerList []Peer
 }
 
 // Sizes are the workload sizes of the scenarios.

@@ -40,6 +40,25 @@
 // client with n goroutines each queued behind another session on its own
 // resource; goroutine stacks are counted apart.
 //
+// # Peers
+//
+// With Config.Peers, Run also measures the two recipes users compare a
+// ZooKeeper lock with: Apache Curator's InterProcessMutex (Java, Debian's
+// Curator 5.4) and kazoo's Lock (Python, Debian's kazoo 2.8), on the
+// scenarios where the comparison is like for like: uncontended, every
+// contenders-N and queue. Each peer is one long-lived process
+// (testdata/peers: compiled with javac, or run by /usr/bin/python3) that
+// runs a whole scenario when told to and prints its own count, clock and
+// latency percentiles as a JSON line; it opens as many sessions as the Go
+// sides, with the same session timeout, on the same server, outside the
+// clock, and queues on a znode the bench made beforehand. The peers run
+// in the same rounds as zklock and zk.Lock (zklock, zk.Lock, Curator,
+// kazoo; the reverse every other round) after the same warm-up run of
+// each scenario, so the JVM has compiled its hot paths before the first
+// measured round. The report gives zklock's rate over each peer's, with
+// the ratios of the rounds, paired. A peer process that fails is replaced
+// for the next run; every run is bounded by PeerRunTimeout.
+//
 // # Use
 //
 //	rep, err := bench.Run(ctx, bench.Config{Servers: []string{addr}, Rounds: 5})

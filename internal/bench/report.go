@@ -23,6 +23,10 @@ type Report struct {
 	Quick      bool      `json:"quick"`
 	Sizes      Sizes     `json:"sizes"`
 
+	// Peers says which peers were measured (PeerResult in each scenario
+	// they run) or skipped; empty when Config.Peers is off.
+	Peers []PeerInfo `json:"peers,omitempty"`
+
 	Scenarios []ScenarioResult `json:"scenarios"`
 	Raw       []RawResult      `json:"raw"`
 	Memory    []MemoryResult   `json:"memory"`
@@ -47,7 +51,10 @@ type ScenarioResult struct {
 	RawRatio       float64   `json:"raw_ratio"`
 	ZKLibRawRatio  float64   `json:"zk_lock_raw_ratio"`
 	RawRoundRatios []float64 `json:"raw_round_ratios"`
-	Pass           bool      `json:"pass"`
+	// Peers compares zklock with each peer measured on this scenario
+	// (Report.Peers). They have no target.
+	Peers []PeerResult `json:"peers,omitempty"`
+	Pass  bool         `json:"pass"`
 }
 
 // SideResult is one side's figures on one scenario.

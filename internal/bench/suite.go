@@ -41,7 +41,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	sides := Sides()
+	peers, err := startPeers(ctx, cfg, h, scenarios, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer peers.close()
+	rep.Peers = peers.infos()
 	if err := warmUp(ctx, h, sides, scenarios, cfg.Sizes, want("raw")); err != nil {
+		return nil, fmt.Errorf("bench: warm-up: %w", err)
+	}
+	if err := peers.warmUp(ctx, scenarios); err != nil {
 		return nil, fmt.Errorf("bench: warm-up: %w", err)
 	}
 
@@ -66,6 +75,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 		for i, sc := range scenarios {
+			// zklock, zk.Lock, Curator, kazoo; the reverse in odd rounds.
+			if r%2 == 1 {
+				if err := peers.round(ctx, r, cfg.Rounds, sc, true); err != nil {
+					return nil, err
+				}
+			}
 			for _, j := range order {
 				s, err := sc.Run(ctx, h, sides[j])
 				if ctx.Err() != nil {
@@ -73,6 +88,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				}
 				scRuns[i][j].add(s, err)
 				logRun(progress, r, cfg.Rounds, sc.Name, sides[j].Name(), sc.Unit, s, err)
+			}
+			if r%2 == 0 {
+				if err := peers.round(ctx, r, cfg.Rounds, sc, false); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if want("waiters") {
@@ -123,6 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				}
 			}
 		}
+		res.Peers = peers.results(sc.Name, zl.samples)
 		res.Pass = len(res.ZKLock.Errors) == 0 && res.ZKLock.Rate > 0 && res.Ratio >= sc.Target &&
 			(sc.RawTarget == 0 || (rawSerial > 0 && res.RawRatio >= sc.RawTarget))
 		rep.Scenarios = append(rep.Scenarios, res)

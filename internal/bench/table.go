@@ -41,6 +41,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := r.writePeers(&b); err != nil {
+		return err
+	}
 
 	if len(r.Raw) > 0 {
 		b.WriteString("\nraw Create(EPHEMERAL_SEQUENTIAL)+Delete pairs on one session (the server's ceiling)\n")
