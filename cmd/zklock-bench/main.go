@@ -33,7 +33,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		only      = fs.String("only", "", "comma-separated scenario names to run (also raw, waiters); default all")
 		verbose   = fs.Bool("v", false, "print each run as it finishes")
 		strict    = fs.Bool("strict", false, "exit 1 when a target is missed")
+		peers     = bench.PeersAuto
 	)
+	fs.Var(&peers, "peers", "also measure Apache Curator and kazoo, each in a process of its own: auto (those installed; the table names the others and the install command), required (fail if one is missing) or off")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: zklock-bench [flags]\n\nCompares zklock with go-zookeeper's zk.Lock on one ZooKeeper server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -52,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	cfg := bench.Config{Rounds: *rounds, Quick: *quick}
+	cfg := bench.Config{Rounds: *rounds, Quick: *quick, Peers: peers}
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")
 	}
@@ -97,6 +99,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	rep.Settings = settings
+	for _, p := range rep.Peers {
+		if p.Skipped != "" {
+			fmt.Fprintf(stderr, "zklock-bench: %s skipped: %s\n", p.Name, p.Skipped)
+		}
+	}
 	if err := rep.WriteTable(stdout); err != nil {
 		fmt.Fprintln(stderr, "zklock-bench:", err)
 		return 2
