@@ -53,9 +53,9 @@
 // sides, with the same session timeout, on the same server, outside the
 // clock, and queues on a znode the bench made beforehand. The peers run
 // in the same rounds as zklock and zk.Lock (zklock, zk.Lock, Curator,
-// kazoo; the reverse every other round) after the same warm-up run of
-// each scenario, so the JVM has compiled its hot paths before the first
-// measured round. The report gives zklock's rate over each peer's, with
+// kazoo; the reverse every other round) after a warm-up that runs each
+// scenario once (three times for Curator, so that the JVM has compiled
+// its hot paths before the first measured round). The report gives zklock's rate over each peer's, with
 // the ratios of the rounds, paired. A peer process that fails is replaced
 // for the next run; every run is bounded by PeerRunTimeout.
 //

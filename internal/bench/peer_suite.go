@@ -107,10 +107,10 @@ func (st *peerState) start(ctx context.Context, sessionTimeout time.Duration) er
 	return nil
 }
 
-// warmUp runs every scenario once for each peer, discarding the results,
-// as the Go sides' warm-up does: the JVM compiles its hot paths before the
-// first measured round (Curator's first 500-cycle uncontended run is
-// about 70% as fast as the next ones).
+// warmUp runs every scenario for each peer, discarding the results, as
+// the Go sides' warm-up does, and more than once for Curator: the JVM
+// compiles its hot paths before the first measured round (Curator's first
+// 500-cycle uncontended run is about 70% as fast as the next ones).
 func (ps *peerSet) warmUp(ctx context.Context, scenarios []Scenario) error {
 	if ps == nil {
 		return nil
@@ -121,10 +121,12 @@ func (ps *peerSet) warmUp(ctx context.Context, scenarios []Scenario) error {
 			continue
 		}
 		for _, st := range ps.peers {
-			if _, err := st.run(ctx, ps, job); ctx.Err() != nil {
-				return ctx.Err()
-			} else if err != nil {
-				fmt.Fprintf(ps.progress, "warm-up %s %s: %v\n", sc.Name, st.peer.name, err)
+			for range st.peer.warmUps {
+				if _, err := st.run(ctx, ps, job); ctx.Err() != nil {
+					return ctx.Err()
+				} else if err != nil {
+					fmt.Fprintf(ps.progress, "warm-up %s %s: %v\n", sc.Name, st.peer.name, err)
+				}
 			}
 		}
 	}
@@ -170,15 +172,17 @@ func (ps *peerSet) round(ctx context.Context, r, rounds int, sc Scenario, revers
 
 // run runs job on st's process, first (re)starting it if it is not
 // running: a process that broke off in an earlier run is replaced, and
-// the new one warms up on this job first.
+// the new one warms up on this job first, as the suite's warm-up would.
 func (st *peerState) run(ctx context.Context, ps *peerSet, job peerJob) (peerSample, error) {
 	if st.proc == nil {
 		if err := st.start(ctx, ps.sessionTimeout); err != nil {
 			return peerSample{}, err
 		}
-		if _, err := st.proc.run(ctx, ps.h, job); err != nil {
-			st.stopIfBroken()
-			return peerSample{}, fmt.Errorf("warm-up after a restart: %w", err)
+		for range st.peer.warmUps {
+			if _, err := st.proc.run(ctx, ps.h, job); err != nil {
+				st.stopIfBroken()
+				return peerSample{}, fmt.Errorf("warm-up after a restart: %w", err)
+			}
 		}
 	}
 	s, err := st.proc.run(ctx, ps.h, job)
