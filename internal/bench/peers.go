@@ -146,9 +146,10 @@ func curatorPeer(jarDir string) Peer {
 		jars[i] = filepath.Join(jarDir, j+".jar")
 	}
 	cp := strings.Join(jars, ":")
-	// Three warm-up runs: with -XX:+PrintCompilation the JVM compiled
-	// 1,535 methods during a first contenders-8 run, 219 and 178 during
-	// the next two, and under 100 from the fourth on.
+	// Three warm-up runs: with -Xlog:jit+compilation=debug the JVM
+	// compiled 1,546 methods during a first contenders-8 run, 254 and 135
+	// during the next two, and under 100 from the fourth on (its rate
+	// rising from about 420 to 800 acquires/s on a loaded machine).
 	return Peer{name: NameCurator, recipe: "InterProcessMutex", container: true, warmUps: 3,
 		missing: func() error {
 			var gone []string
