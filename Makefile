@@ -22,12 +22,12 @@ generate:
 check-generated: generate
 	@git diff --exit-code -- . || { echo "generated files are stale: run make generate and commit"; exit 1; }
 
-bench: ## side-by-side benchmark table against go-zookeeper's zk.Lock and raw ZooKeeper
-	scripts/ensure-zookeeper.sh
+bench: ## side-by-side benchmark table against go-zookeeper's zk.Lock, Apache Curator, kazoo and raw ZooKeeper
+	scripts/ensure-test-deps.sh zookeeper curator jdk kazoo
 	$(GO) run ./cmd/zklock-bench
 
 bench-quick:
-	scripts/ensure-zookeeper.sh
+	scripts/ensure-test-deps.sh zookeeper curator jdk kazoo
 	$(GO) run ./cmd/zklock-bench -quick
 
 chaos: ## fault campaign on a local 3-node ensemble, every recipe: kill/pause/cut off holders, kill/restart/partition servers, delete lock nodes; checks the history and the liveness figures (CHAOS=long: the release run, with a load phase; docs/chaos.md)
