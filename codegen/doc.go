@@ -29,7 +29,7 @@
 //
 // Run go generate ./... and use the generated wrapper:
 //
-//	c, err := zklock.Open(ctx, zklock.ServersFromEnv())
+//	c, err := zklock.Open(ctx, os.Getenv("ZKLOCK_SERVERS"))
 //	...
 //	accounts := NewLockedAccounts(&Accounts{db: db}, c)
 //	err = accounts.Withdraw(ctx, "42", 100) // holds "accounts/42" while Accounts.Withdraw runs

@@ -5,7 +5,7 @@
 //
 // # Quick start
 //
-//	locker, err := zklock.Open(ctx, zklock.ServersFromEnv())
+//	locker, err := zklock.Open(ctx, os.Getenv("ZKLOCK_SERVERS"))
 //	...
 //	opts := []interceptor.Option{
 //		interceptor.WithMethod(bankpb.Bank_Transfer_FullMethodName,

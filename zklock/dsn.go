@@ -5,34 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// EnvServers is the environment variable that examples, the CLI and the
-// demo read the connection string from.
-const EnvServers = "ZKLOCK_SERVERS"
 
 // EnvPassword is the environment variable a connection string's digest
 // password is read from when the string names a user and gives no
 // password (see Open).
 const EnvPassword = "ZKLOCK_PASSWORD"
 
-// DefaultServers is used when EnvServers is unset.
-const DefaultServers = "127.0.0.1:2181"
-
 // DefaultPort is the port of a server given without one.
 const DefaultPort = 2181
-
-// ServersFromEnv returns $ZKLOCK_SERVERS, or DefaultServers when unset.
-func ServersFromEnv() string {
-	if s := strings.TrimSpace(os.Getenv(EnvServers)); s != "" {
-		return s
-	}
-	return DefaultServers
-}
 
 // Open connects using a connection string, the way sql.Open takes a DSN.
 // It takes ZooKeeper's own connect string, the one Curator, kazoo, Kafka

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -28,7 +29,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		rounds    = fs.Int("rounds", 0, "rounds per scenario and side; the table shows medians (default 5, or 2 with -quick)")
 		quick     = fs.Bool("quick", false, "small sizes: a smoke run of well under a minute")
 		jsonFile  = fs.String("json", "", "also write the report as JSON to `FILE` (- for stdout)")
-		servers   = fs.String("servers", "", "ZooKeeper to use, as host:port,... or a zk:// connection string (default $"+zklock.EnvServers+"; if neither is set, start one with zktest)")
+		servers   = fs.String("servers", "", "ZooKeeper to use, as host:port,... or a zk:// connection string (default $"+zkenv.EnvServers+"; if neither is set, start one with zktest)")
 		forceSync = fs.Bool("force-sync", true, "with a server started here: fsync ZooKeeper's transaction log (ZooKeeper's default)")
 		only      = fs.String("only", "", "comma-separated scenario names to run (also raw, waiters); default all")
 		verbose   = fs.Bool("v", false, "print each run as it finishes")
@@ -63,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	dsn := *servers
 	if dsn == "" {
-		dsn = strings.TrimSpace(os.Getenv(zklock.EnvServers))
+		dsn = strings.TrimSpace(os.Getenv(zkenv.EnvServers))
 	}
 	var settings string
 	if dsn != "" {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -67,7 +67,7 @@ func TestIntegration_ServersFlag(t *testing.T) {
 // Without the raw rates the uncontended target cannot be met, so -strict
 // fails the run.
 func TestIntegration_Strict(t *testing.T) {
-	t.Setenv(zklock.EnvServers, zktest.Shared().Addr())
+	t.Setenv(zkenv.EnvServers, zktest.Shared().Addr())
 	args := []string{"-quick", "-rounds", "1", "-only", "uncontended"}
 	if code, stdout, stderr := runCmd(t, args...); code != 0 || !strings.Contains(stdout, "FAIL") {
 		t.Errorf("without -strict: exit %d, %s%s", code, stdout, stderr)
@@ -78,7 +78,7 @@ func TestIntegration_Strict(t *testing.T) {
 }
 
 func TestIntegration_JSONStdout(t *testing.T) {
-	t.Setenv(zklock.EnvServers, "zk://"+zktest.Shared().Addr()+"/ignored")
+	t.Setenv(zkenv.EnvServers, "zk://"+zktest.Shared().Addr()+"/ignored")
 	code, stdout, stderr := runCmd(t, "-quick", "-rounds", "1", "-only", "waiters", "-json", "-")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -104,7 +104,7 @@ func TestIntegration_JSONStdout(t *testing.T) {
 
 // With no servers given, the command starts and stops its own ZooKeeper.
 func TestIntegration_OwnServer(t *testing.T) {
-	t.Setenv(zklock.EnvServers, "")
+	t.Setenv(zkenv.EnvServers, "")
 	code, stdout, stderr := runCmd(t, "-quick", "-rounds", "1", "-only", "ping-pong", "-force-sync=false")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -69,7 +70,7 @@ func zkl(t *testing.T, env []string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(append(os.Environ(), zklock.EnvServers+"="+zkAddr), env...)
+	cmd.Env = append(append(os.Environ(), zkenv.EnvServers+"="+zkAddr), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -92,7 +93,7 @@ func zkl(t *testing.T, env []string, args ...string) result {
 func start(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), zklock.EnvServers+"="+zkAddr), env...)
+	cmd.Env = append(append(os.Environ(), zkenv.EnvServers+"="+zkAddr), env...)
 	out, errb := &syncBuffer{}, &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, errb
 	if err := cmd.Start(); err != nil {

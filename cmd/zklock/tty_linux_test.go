@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -46,7 +46,7 @@ func TestWatchTerminal(t *testing.T) {
 	out := &syncBuffer{}
 	go func() { _, _ = copyAll(out, master) }()
 	cmd := exec.Command(bin, "watch", "--root", root, "--interval", "200ms", "--for", "2s", "tty/job")
-	cmd.Env = append(os.Environ(), zklock.EnvServers+"="+zkAddr)
+	cmd.Env = append(os.Environ(), zkenv.EnvServers+"="+zkAddr)
 	cmd.Stdin, cmd.Stdout = slave, slave
 	errb := &syncBuffer{}
 	cmd.Stderr = errb
@@ -76,7 +76,7 @@ func TestRunTerminal(t *testing.T) {
 	_, slave := openPTY(t)
 	f := filepath.Join(t.TempDir(), "signals")
 	cmd := exec.Command(bin, "run", "--root", root, "--resource", "tty/run", "--", "sh", "-c", "echo pid $$ >> \"$1\"\n"+sleeper, "sh", f)
-	cmd.Env = append(os.Environ(), zklock.EnvServers+"="+zkAddr)
+	cmd.Env = append(os.Environ(), zkenv.EnvServers+"="+zkAddr)
 	cmd.Stdin = slave
 	errb := &syncBuffer{}
 	cmd.Stderr = errb

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/internal/cli"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -46,7 +47,7 @@ func main() {
 func runParent(n, rounds int, hold time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	fmt.Printf("zklock demo: %d worker processes, one lock %q, ZooKeeper at %s\n\n", n, resource, zklock.ServersFromEnv())
+	fmt.Printf("zklock demo: %d worker processes, one lock %q, ZooKeeper at %s\n\n", n, resource, zkenv.Servers())
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -64,7 +65,7 @@ func runParent(n, rounds int, hold time.Duration) error {
 	}
 	// Mid-run, once one worker holds the lock and another waits, show the
 	// queue the way an operator would see it.
-	c, err := zklock.Open(ctx, zklock.ServersFromEnv())
+	c, err := zklock.Open(ctx, zkenv.Servers())
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func runWorker(id, rounds int, hold time.Duration) error {
 			say("moved to position %d", e.Position)
 		}
 	})
-	c, err := zklock.Open(ctx, zklock.ServersFromEnv(), zklock.WithLabel(name), zklock.WithObserver(report))
+	c, err := zklock.Open(ctx, zkenv.Servers(), zklock.WithLabel(name), zklock.WithObserver(report))
 	if err != nil {
 		return err
 	}

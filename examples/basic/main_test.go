@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -21,7 +21,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "-workers", "3", "-rounds", "2", "-hold", "150ms")
-	cmd.Env = append(os.Environ(), zklock.EnvServers+"="+zktest.Shared().Addr())
+	cmd.Env = append(os.Environ(), zkenv.EnvServers+"="+zktest.Shared().Addr())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)

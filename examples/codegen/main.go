@@ -9,7 +9,7 @@
 // copies of itself as workers, waits for them and checks the balances. Each
 // worker runs goroutines that withdraw from alice and move money from bob
 // to carol, through a zklock.Client opened with zklock.Open(ctx,
-// zklock.ServersFromEnv()). With -unlocked the workers call *Accounts
+// zkenv.Servers()). With -unlocked the workers call *Accounts
 // directly, and updates get lost.
 //
 // To regenerate zklock_gen.go after changing a //zklock: directive:
@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -140,7 +141,7 @@ func worker(ctx context.Context, name, dir string, unlocked bool, out io.Writer)
 	acc.Pause = pause
 	var svc Service = acc
 	if !unlocked {
-		c, err := zklock.Open(ctx, zklock.ServersFromEnv(), zklock.WithLabel("codegen-example-"+name))
+		c, err := zklock.Open(ctx, zkenv.Servers(), zklock.WithLabel("codegen-example-"+name))
 		if err != nil {
 			return err
 		}

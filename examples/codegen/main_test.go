@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -59,7 +60,7 @@ func connect(t *testing.T, dsn string) *zklock.Client {
 // balance right.
 func TestIntegration_DemoTwoProcesses(t *testing.T) {
 	noLeaks(t)
-	t.Setenv(zklock.EnvServers, servers(t))
+	t.Setenv(zkenv.EnvServers, servers(t))
 	var out bytes.Buffer
 	if err := demo(t.Context(), false, &out); err != nil {
 		t.Fatalf("demo: %v\noutput:\n%s", err, out.String())

@@ -39,7 +39,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/zklockkit/zklockkit/fence"
-	"github.com/zklockkit/zklockkit/internal/zkenv"
+	"github.com/zklockkit/zklockkit/internal/zkenv/zkstart"
 )
 
 // EnvPostgres names the PostgreSQL database to use instead of SQLite.
@@ -67,7 +67,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	zk, stopZK, err := zkenv.ServersOrStart(os.Stdout)
+	zk, stopZK, err := zkstart.ServersOrStart(os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/internal/pgtest"
-	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -36,7 +36,7 @@ func TestDemo(t *testing.T) {
 	for _, db := range []struct{ name, dsn string }{{"sqlite", ""}, {"postgres", pg.DSN()}} {
 		t.Run(db.name, func(t *testing.T) {
 			cmd := exec.Command(bin)
-			cmd.Env = append(os.Environ(), zklock.EnvServers+"="+zktest.Shared().Addr(), EnvPostgres+"="+db.dsn)
+			cmd.Env = append(os.Environ(), zkenv.EnvServers+"="+zktest.Shared().Addr(), EnvPostgres+"="+db.dsn)
 			out, err := cmd.CombinedOutput()
 			text := string(out)
 			if err != nil {

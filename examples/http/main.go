@@ -28,7 +28,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/zkenv"
+	"github.com/zklockkit/zklockkit/internal/zkenv/zkstart"
 )
 
 func main() {
@@ -49,7 +49,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 
-	dsn, closeZK, err := zkenv.ServersOrStart(os.Stdout)
+	dsn, closeZK, err := zkstart.ServersOrStart(os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

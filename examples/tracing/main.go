@@ -12,12 +12,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"io"
 	"log"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/zklockkit/zklockkit/internal/zkenv/zkstart"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -38,7 +39,7 @@ func main() {
 	log.SetFlags(0)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	servers, stop, err := zkenv.ServersOrStart(os.Stderr)
+	servers, stop, err := zkstart.ServersOrStart(os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -41,7 +42,7 @@ type connFlags struct {
 
 func (c *connFlags) register(fs *flag.FlagSet) {
 	c.fs = fs
-	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `servers`: ZooKeeper's connect string \"h1:2181,h2:2181/root\" or \"zk://h1,h2/root?session_timeout=10s\" (default $"+zklock.EnvServers+", else "+zklock.DefaultServers+")")
+	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `servers`: ZooKeeper's connect string \"h1:2181,h2:2181/root\" or \"zk://h1,h2/root?session_timeout=10s\" (default $"+zkenv.EnvServers+", else "+zkenv.DefaultServers+")")
 	fs.StringVar(&c.root, "root", "", "znode under which resource queues live (default: the path (chroot) of --servers, else "+zklock.DefaultRoot+")")
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", 0, "ZooKeeper session timeout to ask for (default: from --servers, else "+zklock.DefaultSessionTimeout.String()+")")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", DefaultConnectTimeout, "give up (exit 113) when no session is established within this `duration`")
@@ -56,7 +57,7 @@ func (c *connFlags) dsn() string {
 	if s := strings.TrimSpace(c.servers); s != "" {
 		return s
 	}
-	return zklock.ServersFromEnv()
+	return zkenv.Servers()
 }
 
 // validate checks every connection flag without touching the network.
@@ -67,7 +68,7 @@ func (c *connFlags) validate(cmd string) ([]string, error) {
 	if err != nil {
 		from := "--servers"
 		if strings.TrimSpace(c.servers) == "" {
-			from = "--servers (from $" + zklock.EnvServers + ")"
+			from = "--servers (from $" + zkenv.EnvServers + ")"
 		}
 		msg := strings.TrimPrefix(err.Error(), zklock.ErrInvalidOption.Error()+": ")
 		return nil, usageErrorf(cmd, "bad %s: %s", from, msg)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 )
 
 // --servers and $ZKLOCK_SERVERS take what zklock.Open takes, ZooKeeper's
@@ -21,12 +21,12 @@ func TestConnFlagsServers(t *testing.T) {
 		{flag: "[::1]", servers: []string{"[::1]:2181"}},
 		{env: "h1,h2:2182/app", servers: []string{"h1:2181", "h2:2182"}},
 		{flag: "h3", env: "h1", servers: []string{"h3:2181"}},
-		{env: "", servers: []string{zklock.DefaultServers}},
+		{env: "", servers: []string{zkenv.DefaultServers}},
 		{flag: "h1:0", err: `bad --servers: connection string "h1:0": port 0 is out of range (1 to 65535)`},
 		{env: "h1,,h2", err: `bad --servers (from $ZKLOCK_SERVERS): connection string "h1,,h2": host 2 of 3: empty host`},
 		{flag: "h1:2181 h2:2181", err: `blank inside a host (separate hosts with commas)`},
 	} {
-		t.Setenv(zklock.EnvServers, tc.env)
+		t.Setenv(zkenv.EnvServers, tc.env)
 		fs := newFlagSet("show")
 		var c connFlags
 		c.register(fs)
@@ -40,9 +40,9 @@ func TestConnFlagsServers(t *testing.T) {
 		servers, err := c.validate("show")
 		switch {
 		case tc.err == "" && (err != nil || !slices.Equal(servers, tc.servers)):
-			t.Errorf("--servers %q, $%s %q: %v, %v; want %v", tc.flag, zklock.EnvServers, tc.env, servers, err, tc.servers)
+			t.Errorf("--servers %q, $%s %q: %v, %v; want %v", tc.flag, zkenv.EnvServers, tc.env, servers, err, tc.servers)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || codeOf(err) != ExitUsage):
-			t.Errorf("--servers %q, $%s %q: %v (exit %d); want exit %d and %q", tc.flag, zklock.EnvServers, tc.env, err, codeOf(err), ExitUsage, tc.err)
+			t.Errorf("--servers %q, $%s %q: %v (exit %d); want exit %d and %q", tc.flag, zkenv.EnvServers, tc.env, err, codeOf(err), ExitUsage, tc.err)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 )
 
 // env is what a subcommand runs with.
@@ -161,7 +161,7 @@ Environment:
   %-16s connection string used when --servers is not given
   %-16s digest password used when --user is given without --password
 
-`, zklock.EnvServers, EnvPassword)
+`, zkenv.EnvServers, EnvPassword)
 	fmt.Fprint(w, exitCodeTable)
 }
 

@@ -1,30 +1,24 @@
-// Package zkenv gives the examples their ZooKeeper: the one named by
-// ZKLOCK_SERVERS, or else a throwaway local server started with zktest.
+// Package zkenv names the environment variable that the examples, the
+// CLI, the demo and the bench read their ZooKeeper connection string from.
+// (Package zkstart starts a throwaway server when it is unset.)
 package zkenv
 
 import (
-	"fmt"
-	"io"
 	"os"
-
-	"github.com/zklockkit/zklockkit/zklock"
-	"github.com/zklockkit/zklockkit/zktest"
+	"strings"
 )
 
-// ServersOrStart returns the connection string from ZKLOCK_SERVERS, or
-// starts a throwaway server (saying so on w) and returns its address and a
-// function that stops it.
-func ServersOrStart(w io.Writer) (dsn string, stop func(), err error) {
-	if dsn := os.Getenv(zklock.EnvServers); dsn != "" {
-		return dsn, func() {}, nil
+// EnvServers is the environment variable that the examples, the CLI, the
+// demo and the bench read the connection string from.
+const EnvServers = "ZKLOCK_SERVERS"
+
+// DefaultServers is the connection string used when EnvServers is unset.
+const DefaultServers = "127.0.0.1:2181"
+
+// Servers returns $ZKLOCK_SERVERS, or DefaultServers when it is unset.
+func Servers() string {
+	if s := strings.TrimSpace(os.Getenv(EnvServers)); s != "" {
+		return s
 	}
-	if err := zktest.Installed(); err != nil {
-		return "", nil, fmt.Errorf("%s is not set and no ZooKeeper can be started here: %w", zklock.EnvServers, err)
-	}
-	srv, err := zktest.StartServer(zktest.WithForceSync(false))
-	if err != nil {
-		return "", nil, err
-	}
-	fmt.Fprintf(w, "started a throwaway ZooKeeper on %s (set %s to use your own)\n\n", srv.Addr(), zklock.EnvServers)
-	return srv.Addr(), func() { _ = srv.Close() }, nil
+	return DefaultServers
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // exampleClient connects to the test ZooKeeper under a fresh root. In a
-// service: zklock.Open(ctx, zklock.ServersFromEnv()).
+// service: zklock.Open(ctx, os.Getenv("ZKLOCK_SERVERS")).
 func exampleClient(ctx context.Context, name string) *zklock.Client {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)

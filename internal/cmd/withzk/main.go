@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -43,7 +43,7 @@ func run(args []string) int {
 	fmt.Fprintf(os.Stderr, "withzk: ZooKeeper running at %s (data in %s)\n", srv.Addr(), srv.Dir())
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), zklock.EnvServers+"="+srv.Addr())
+	cmd.Env = append(os.Environ(), zkenv.EnvServers+"="+srv.Addr())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	if err := cmd.Start(); err != nil {
