@@ -47,7 +47,7 @@ func (t Token) Token() int64 { return t.value }
 
 // TokenOf returns the token of h, checked. For a *zklock.Lease (or any
 // Holder with a Mode method) it refuses read and semaphore leases, and
-// (with a Paths method) multi-resource leases, with ErrUnfenceable; it
+// (with a Parts method) multi-resource leases, with ErrUnfenceable; it
 // refuses a value below 1 or an invalid resource with ErrInvalidToken.
 //
 // TokenOf does not ask whether the lease is still held: a fence answers
@@ -65,7 +65,7 @@ func TokenOf(h Holder) (Token, error) {
 			return Token{}, fmt.Errorf("%w: a %s lease of %q is shared with other holders", ErrUnfenceable, mode, h.Resource())
 		}
 	}
-	if p, ok := h.(interface{ Paths() []string }); ok && len(p.Paths()) > 1 {
+	if p, ok := h.(interface{ Parts() []zklock.Part }); ok && len(p.Parts()) > 1 {
 		// Its Token is the largest of its parts', not every resource's:
 		// Guard fences each part with its own (Lease.Parts); one carried
 		// token cannot.

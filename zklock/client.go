@@ -54,7 +54,7 @@ type Client struct {
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers
-// ("host:port", "[ipv6]:port", or a host alone for DefaultPort; checked
+// ("host:port", "[ipv6]:port", or a host alone for defaultPort; checked
 // as Open checks the hosts of a connection string) and waits until it is
 // established. If ctx has no deadline,
 // Connect gives up after twice the session timeout. An unreachable ensemble

@@ -15,8 +15,8 @@ import (
 // password (see Open).
 const EnvPassword = "ZKLOCK_PASSWORD"
 
-// DefaultPort is the port of a server given without one.
-const DefaultPort = 2181
+// defaultPort is the port of a server given without one.
+const defaultPort = 2181
 
 // Open connects using a connection string, the way sql.Open takes a DSN.
 // It takes ZooKeeper's own connect string, the one Curator, kazoo, Kafka
@@ -40,7 +40,7 @@ const DefaultPort = 2181
 //	         | "label=" text | "password_file=" file path .
 //	userinfo = user [ ":" password ] .
 //
-// A host without a port gets DefaultPort; a port is a number from 1 to
+// A host without a port gets defaultPort; a port is a number from 1 to
 // 65535; a host may appear once; blanks around a host are ignored. An
 // IPv6 address is written in brackets: a bare ::1 is refused, since its
 // last group could be read as a port. The path, when not just "/", is

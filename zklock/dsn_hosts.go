@@ -80,7 +80,7 @@ func parseHost(s string) (string, error) {
 			return "", err
 		}
 	}
-	p := DefaultPort
+	p := defaultPort
 	if hasPort {
 		var err error
 		if p, err = parsePort(port); err != nil {
@@ -95,7 +95,7 @@ func parseHost(s string) (string, error) {
 func colons(s string) error {
 	a, err := netip.ParseAddr(s)
 	if err != nil || !a.Is6() {
-		return fmt.Errorf("too many colons (write host:port, with an IPv6 address in brackets: [::1]:%d)", DefaultPort)
+		return fmt.Errorf("too many colons (write host:port, with an IPv6 address in brackets: [::1]:%d)", defaultPort)
 	}
 	also := ""
 	if i := strings.LastIndexByte(s, ':'); i > 0 {
@@ -103,7 +103,7 @@ func colons(s string) error {
 			also = fmt.Sprintf(", or [%s]:%s if %s is the port", s[:i], s[i+1:], s[i+1:])
 		}
 	}
-	return fmt.Errorf("an IPv6 address must be in brackets, as [%s] or [%s]:%d%s (a bare one is ambiguous: its last group could be a port)", s, s, DefaultPort, also)
+	return fmt.Errorf("an IPv6 address must be in brackets, as [%s] or [%s]:%d%s (a bare one is ambiguous: its last group could be a port)", s, s, defaultPort, also)
 }
 
 // checkHostName checks a host name or IPv4 address.
@@ -144,7 +144,7 @@ func checkHostName(h string) error {
 // parsePort parses a decimal port number from 1 to 65535.
 func parsePort(s string) (int, error) {
 	if s == "" {
-		return 0, fmt.Errorf("empty port (omit the colon for port %d)", DefaultPort)
+		return 0, fmt.Errorf("empty port (omit the colon for port %d)", defaultPort)
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {

@@ -171,7 +171,7 @@ func ExampleClient_AcquireAll() {
 	fmt.Println("a→b and b→a, 20 times each:", <-done, <-done)
 
 	l, _ := c.AcquireAll(ctx, []string{"accounts/b", "accounts/a"})
-	fmt.Println("one lease, nodes:", len(l.Paths()))
+	fmt.Println("one lease, nodes:", len(l.Parts()))
 	_, err := other.TryAcquire(ctx, "accounts/b")
 	fmt.Println("each part is held:", errors.Is(err, zklock.ErrLocked))
 	l.Release(ctx)

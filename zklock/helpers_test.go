@@ -159,3 +159,12 @@ func newProxy(t testing.TB) *zktest.Proxy {
 	t.Cleanup(func() { p.Close() })
 	return p
 }
+
+// paths returns the znode paths of a lease's parts.
+func paths(l *zklock.Lease) []string {
+	var ps []string
+	for _, p := range l.Parts() {
+		ps = append(ps, p.Path)
+	}
+	return ps
+}

@@ -42,17 +42,6 @@ func (l *Lease) Path() string {
 	return l.st.holds[0].path
 }
 
-// Paths returns the znode paths of every node of the lease.
-func (l *Lease) Paths() []string {
-	l.st.mu.Lock()
-	defer l.st.mu.Unlock()
-	ps := make([]string, len(l.st.holds))
-	for i, h := range l.st.holds {
-		ps[i] = h.path
-	}
-	return ps
-}
-
 // Part is one resource of a lease: the node that holds it and that node's
 // fencing token.
 type Part struct {

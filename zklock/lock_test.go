@@ -474,8 +474,8 @@ func TestIntegration_AcquireAll(t *testing.T) {
 				}
 				o.enter()
 				o.leave()
-				if len(l.Paths()) != 2 {
-					t.Errorf("paths %v", l.Paths())
+				if len(paths(l)) != 2 {
+					t.Errorf("paths %v", paths(l))
 				}
 				l.Release(ctx)
 			}
@@ -537,7 +537,7 @@ func TestIntegration_AcquireAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c2.Conn().Delete(l.Paths()[1], -1); err != nil {
+	if err := c2.Conn().Delete(paths(l)[1], -1); err != nil {
 		t.Fatal(err)
 	}
 	<-l.Done()

@@ -67,7 +67,7 @@ func (r *runner) compare(obs observation) []issue {
 				add(issue{key: fmt.Sprintf("fail%d", x.id), since: x.since, bound: bound(x.bound),
 					msg: fmt.Sprintf("op%d must fail with %v, and has not returned", x.id, x.want)})
 			case s.err == nil:
-				add(issue{fatal: true, msg: fmt.Sprintf("op%d holds %v, the model says it fails with %v", x.id, shortPaths(s.lease.Paths()), x.want)})
+				add(issue{fatal: true, msg: fmt.Sprintf("op%d holds %v, the model says it fails with %v", x.id, shortPaths(paths(s.lease)), x.want)})
 			case !errors.Is(s.err, x.want):
 				add(issue{fatal: true, msg: fmt.Sprintf("op%d failed with %v, the model says %v", x.id, s.err, x.want)})
 			case x.onBlock != nil && x.blockBound == boundWait && x.want == x.onBlock && s.at.Sub(s.issued) < modelWaitLimit:
@@ -185,7 +185,7 @@ func (r *runner) compareLease(obs observation, x *mop, s opSnap) []issue {
 		switch {
 		case err == nil:
 			return []issue{{key: fmt.Sprintf("lost%d", x.id), since: l.since, bound: bound(l.bound),
-				msg: fmt.Sprintf("op%d's lease %v is still held, the model says it is lost (%v)", x.id, shortPaths(s.lease.Paths()), l.reason)}}
+				msg: fmt.Sprintf("op%d's lease %v is still held, the model says it is lost (%v)", x.id, shortPaths(paths(s.lease)), l.reason)}}
 		case !errors.As(err, &lost):
 			return []issue{{fatal: true, msg: fmt.Sprintf("op%d's lease ended with %v, the model says it is lost (%v)", x.id, err, l.reason)}}
 		case l.reason != 0 && lost.Reason != l.reason:
@@ -228,7 +228,7 @@ func (r *runner) checkSafety(obs observation) {
 			}
 			group = l.id
 		}
-		for _, p := range s.lease.Paths() {
+		for _, p := range paths(s.lease) {
 			res := r.sys.resourceOf(p)
 			if !slices.ContainsFunc(byRes[res], func(h holder) bool { return h.group == group }) {
 				byRes[res] = append(byRes[res], holder{group, s.lease.Mode()})

@@ -73,7 +73,7 @@ func answer(s opSnap) string {
 	if err := s.lease.Err(); err != nil {
 		st = "ended: " + err.Error()
 	}
-	return fmt.Sprintf("lease %v token %d, %s", shortPaths(s.lease.Paths()), s.lease.Token(), st)
+	return fmt.Sprintf("lease %v token %d, %s", shortPaths(paths(s.lease)), s.lease.Token(), st)
 }
 
 // shortPaths shows lock node paths as resource/sequence number.

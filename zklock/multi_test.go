@@ -68,7 +68,7 @@ func TestIntegration_AcquireAllNoticesALostPart(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Fatalf("AcquireAll once y was free: %v", err)
 	}
-	if ps := l.Paths(); !slices.Equal(ps, []string{again[0].Path, again[1].Path}) {
+	if ps := paths(l); !slices.Equal(ps, []string{again[0].Path, again[1].Path}) {
 		t.Fatalf("lease paths %v, want the re-queued nodes %v", ps, []string{again[0].Path, again[1].Path})
 	}
 	if err := l.Release(ctx); err != nil {
@@ -97,8 +97,8 @@ func TestIntegration_AcquireAllReentersHeldParts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("AcquireAll of {x, y} under x's lease: %v", err)
 	}
-	if both.Token() < x.Token() || !slices.Contains(both.Paths(), x.Path()) || len(both.Paths()) != 2 {
-		t.Fatalf("lease paths %v, token %d; want x's node %s and y's, token >= %d", both.Paths(), both.Token(), x.Path(), x.Token())
+	if both.Token() < x.Token() || !slices.Contains(paths(both), x.Path()) || len(paths(both)) != 2 {
+		t.Fatalf("lease paths %v, token %d; want x's node %s and y's, token >= %d", paths(both), both.Token(), x.Path(), x.Token())
 	}
 	// x's own single-resource re-entry and the whole-set re-entry still
 	// re-enter what they cover.

@@ -180,9 +180,9 @@ func (ln *lane) acquire(ctx context.Context, a attempt) *held {
 	}
 	l := res.l
 	hd := &held{l: l, op: a.op, mode: a.mode, began: res.began, toks: map[string]int64{a.resource: l.Token()}}
-	hd.requeued = w.requeues.take(l.Paths())
+	hd.requeued = w.requeues.take(leasePaths(l))
 	ev := Event{Kind: EvAcquired, T: res.at.UnixNano(), Began: res.began.UnixNano(), Op: a.op, Resource: a.resource, Mode: a.mode,
-		Limit: a.limit, Token: l.Token(), Session: l.SessionID(), Deadline: deadline.UnixNano(), Nodes: l.Paths(), Detail: a.kind,
+		Limit: a.limit, Token: l.Token(), Session: l.SessionID(), Deadline: deadline.UnixNano(), Nodes: leasePaths(l), Detail: a.kind,
 		Requeued: hd.requeued}
 	if a.mode == ModeMulti {
 		hd.toks = partTokens(l)
@@ -329,7 +329,7 @@ func (ln *lane) downgrade(ctx context.Context, a attempt) {
 	rd := &held{l: rl, op: op, mode: ModeDowngrade, began: called, toks: map[string]int64{a.resource: rl.Token()}}
 	rd.h = w.track(rl, op, rl.Token(), a.resource)
 	w.send(Event{Kind: EvAcquired, T: at.UnixNano(), Began: called.UnixNano(), Op: op, Resource: a.resource, Mode: ModeDowngrade,
-		Token: rl.Token(), Session: rl.SessionID(), Nodes: rl.Paths(), From: hd.op, Detail: "downgrade"})
+		Token: rl.Token(), Session: rl.SessionID(), Nodes: leasePaths(rl), From: hd.op, Detail: "downgrade"})
 	close(rd.h.announced)
 	go func() {
 		<-rl.Done()
@@ -404,4 +404,13 @@ func (w *worker) checkNothingLeft(a attempt) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// leasePaths returns the znode paths of a lease's parts.
+func leasePaths(l *zklock.Lease) []string {
+	var ps []string
+	for _, p := range l.Parts() {
+		ps = append(ps, p.Path)
+	}
+	return ps
 }
