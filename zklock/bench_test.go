@@ -111,6 +111,14 @@ func BenchmarkDistinct1000(b *testing.B) {
 	}))
 }
 
+// BenchmarkFresh1000: BenchmarkDistinct1000 on resources never locked
+// before, so every acquire makes its queue znode.
+func BenchmarkFresh1000(b *testing.B) {
+	eachSide(b, repeat(func(ctx context.Context, h *bench.Harness, side bench.Side) (bench.Sample, error) {
+		return bench.Fresh(ctx, h, side, 1000, 1)
+	}))
+}
+
 // repeat turns a fixed-size run into one of n runs, merging their samples.
 func repeat(run func(ctx context.Context, h *bench.Harness, side bench.Side) (bench.Sample, error)) func(context.Context, *bench.Harness, bench.Side, int) (bench.Sample, error) {
 	return func(ctx context.Context, h *bench.Harness, side bench.Side, n int) (bench.Sample, error) {
@@ -147,7 +155,7 @@ func BenchmarkRawCreateDelete(b *testing.B) {
 // BenchmarkWaiters10k: 10,000 goroutines on one session each wait for a
 // lock held by another session; reports the live heap (B/waiter) and the
 // goroutine stacks (stack-B/waiter) they add. The target for zklock is at
-// most 8 KiB of heap per waiter.
+// most what a waiting zk.Lock costs, heap and stack together.
 func BenchmarkWaiters10k(b *testing.B) {
 	h := benchHarness(b)
 	for _, side := range bench.Sides() {

@@ -1,17 +1,29 @@
 // Command zklock-bench compares zklock with go-zookeeper's own zk.Lock and
 // with the raw create+delete rate of the ZooKeeper server, side by side in
-// one process against one server, and prints a table of medians, ratios,
-// latencies, targets and verdicts.
+// one process against one server or ensemble, and prints a table of
+// medians, ratios, latencies, targets and verdicts.
 //
 // Usage:
 //
-//	go run ./cmd/zklock-bench [-rounds 5] [-quick] [-json FILE] [-servers h:p,...] [-peers auto|required|off]
+//	go run ./cmd/zklock-bench [-rounds 5] [-quick] [-ensemble] [-json FILE] [-servers h:p,...] [-peers auto|required|off]
 //
 // Without -servers (or $ZKLOCK_SERVERS) it starts its own ZooKeeper with
 // zktest (tickTime 2s, ZooKeeper's default forceSync=yes; -force-sync=false
-// turns fsync off) and stops it at the end. With an external ensemble the
-// four-letter words wchs, srvr and mntr are used when allowed and
-// approximated otherwise.
+// turns fsync off) and stops it at the end. With -ensemble it starts a
+// 3-node ensemble on loopback instead, and every session of a run connects
+// to one of the two followers, in turn (as most clients of an ensemble do:
+// their writes go through the leader), so that both sides' sessions sit on
+// the same servers. With an external ensemble (-servers h1,h2,h3) each
+// session picks a server at random, as go-zookeeper does; the four-letter
+// words wchs, srvr and mntr are used when allowed and approximated
+// otherwise.
+//
+// -memprofile PREFIX samples every allocation and writes heap profiles of
+// the last round's memory measurement: PREFIX-<side>-before.pprof (the
+// idle session) and PREFIX-<side>.pprof (every waiter queued); compare
+// them with
+//
+//	go tool pprof -sample_index=inuse_space -diff_base PREFIX-zklock-before.pprof PREFIX-zklock.pprof
 //
 // With -peers (the default, auto) it also measures Apache Curator's
 // InterProcessMutex and kazoo's Lock, each in a process of its own, on the

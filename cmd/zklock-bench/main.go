@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -30,7 +31,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		quick     = fs.Bool("quick", false, "small sizes: a smoke run of well under a minute")
 		jsonFile  = fs.String("json", "", "also write the report as JSON to `FILE` (- for stdout)")
 		servers   = fs.String("servers", "", "ZooKeeper to use, as host:port,... or a zk:// connection string (default $"+zkenv.EnvServers+"; if neither is set, start one with zktest)")
-		forceSync = fs.Bool("force-sync", true, "with a server started here: fsync ZooKeeper's transaction log (ZooKeeper's default)")
+		forceSync = fs.Bool("force-sync", true, "with servers started here: fsync ZooKeeper's transaction log (ZooKeeper's default)")
+		ensemble  = fs.Bool("ensemble", false, "start a 3-node ensemble here (instead of one server), and connect every session to a follower")
+		memprof   = fs.String("memprofile", "", "write heap profiles of the last round's memory measurement to `PREFIX`-<side>[-before].pprof")
 		only      = fs.String("only", "", "comma-separated scenario names to run (also raw, waiters); default all")
 		verbose   = fs.Bool("v", false, "print each run as it finishes")
 		strict    = fs.Bool("strict", false, "exit 1 when a target is missed")
@@ -38,7 +41,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	)
 	fs.Var(&peers, "peers", "also measure Apache Curator and kazoo, each in a process of its own: auto (those installed; the table names the others and the install command), required (fail if one is missing) or off")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: zklock-bench [flags]\n\nCompares zklock with go-zookeeper's zk.Lock on one ZooKeeper server.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: zklock-bench [flags]\n\nCompares zklock with go-zookeeper's zk.Lock on one ZooKeeper server or ensemble.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -55,7 +58,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	cfg := bench.Config{Rounds: *rounds, Quick: *quick, Peers: peers}
+	if *memprof != "" {
+		// Every allocation, from as early as possible: the profiles are
+		// compared allocation by allocation.
+		runtime.MemProfileRate = 1
+	}
+	cfg := bench.Config{Rounds: *rounds, Quick: *quick, MemProfile: *memprof, Peers: peers}
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")
 	}
@@ -67,7 +75,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		dsn = strings.TrimSpace(os.Getenv(zkenv.EnvServers))
 	}
 	var settings string
-	if dsn != "" {
+	switch {
+	case dsn != "" && *ensemble:
+		fmt.Fprintln(stderr, "zklock-bench: -ensemble starts its own servers: it excludes -servers and $"+zkenv.EnvServers)
+		return 2
+	case dsn != "":
 		list, _, err := zklock.ParseDSN(dsn)
 		if err != nil {
 			fmt.Fprintln(stderr, "zklock-bench:", err)
@@ -75,21 +87,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Servers = list
 		settings = "external server"
-	} else {
-		var opts []zktest.Option
-		settings = "started here by zktest: tickTime=2s, forceSync=yes (ZooKeeper's default)"
-		if !*forceSync {
-			opts = append(opts, zktest.WithForceSync(false))
-			settings = "started here by zktest: tickTime=2s, forceSync=no"
-		}
-		fmt.Fprintln(stderr, "zklock-bench: starting ZooKeeper...")
-		srv, err := zktest.StartServer(opts...)
+	default:
+		servers, pinned, desc, stopServers, err := startServers(*ensemble, *forceSync, stderr)
 		if err != nil {
 			fmt.Fprintln(stderr, "zklock-bench:", err)
 			return 2
 		}
-		defer srv.Close()
-		cfg.Servers = []string{srv.Addr()}
+		defer stopServers()
+		cfg.Servers, cfg.PinSessions, settings = servers, pinned, desc
 	}
 
 	start := time.Now()
@@ -135,4 +140,43 @@ func writeJSON(rep *bench.Report, name string, stdout io.Writer) error {
 		return err
 	}
 	return f.Close()
+}
+
+// startServers starts ZooKeeper with zktest: one server, or a 3-node
+// ensemble whose followers every session connects to (pinned), in turn. It
+// returns the servers, the pinned ones, a description for the report and
+// a function that stops them.
+func startServers(ensemble, forceSync bool, stderr io.Writer) (servers, pinned []string, desc string, stop func(), err error) {
+	fsync := "forceSync=yes (ZooKeeper's default)"
+	var opts []zktest.Option
+	if !forceSync {
+		opts = append(opts, zktest.WithForceSync(false))
+		fsync = "forceSync=no"
+	}
+	if !ensemble {
+		fmt.Fprintln(stderr, "zklock-bench: starting ZooKeeper...")
+		srv, err := zktest.StartServer(opts...)
+		if err != nil {
+			return nil, nil, "", nil, err
+		}
+		return []string{srv.Addr()}, nil, "started here by zktest: tickTime=2s, " + fsync, func() { srv.Close() }, nil
+	}
+	fmt.Fprintln(stderr, "zklock-bench: starting a 3-node ZooKeeper ensemble...")
+	e, err := zktest.StartEnsemble(3, opts...)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	_, leader, err := e.Leader()
+	if err != nil {
+		e.Close()
+		return nil, nil, "", nil, err
+	}
+	for i, a := range e.Addrs() {
+		if i != leader {
+			pinned = append(pinned, a)
+		}
+	}
+	desc = fmt.Sprintf("3-node ensemble started here by zktest on loopback: tickTime=2s, %s; leader %s; sessions connect to the followers, in turn",
+		fsync, e.Addrs()[leader])
+	return e.Addrs(), pinned, desc, func() { e.Close() }, nil
 }

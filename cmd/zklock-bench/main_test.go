@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -22,13 +23,14 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestBadUsage(t *testing.T) {
-	for _, args := range [][]string{{"-rounds", "x"}, {"-nope"}, {"extra"}, {"-servers", "zk://"}} {
+	for _, args := range [][]string{{"-rounds", "x"}, {"-nope"}, {"extra"}, {"-servers", "zk://"},
+		{"-ensemble", "-servers", "127.0.0.1:2181"}} {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}
 	}
 	code, _, stderr := runCmd(t, "-h")
-	if code != 0 || !strings.Contains(stderr, "-quick") || !strings.Contains(stderr, "-json") {
+	if code != 0 || !strings.Contains(stderr, "-quick") || !strings.Contains(stderr, "-json") || !strings.Contains(stderr, "-ensemble") {
 		t.Errorf("-h: exit %d, usage %q", code, stderr)
 	}
 }
@@ -112,5 +114,45 @@ func TestIntegration_OwnServer(t *testing.T) {
 	if !strings.Contains(stdout, "started here by zktest") || !strings.Contains(stdout, "forceSync=no") ||
 		!strings.Contains(stdout, "ping-pong") || !strings.Contains(stderr, "starting ZooKeeper") {
 		t.Errorf("output:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// -ensemble starts a 3-node ensemble and pins the sessions to its
+// followers.
+func TestIntegration_Ensemble(t *testing.T) {
+	t.Setenv(zkenv.EnvServers, "")
+	code, stdout, stderr := runCmd(t, "-ensemble", "-quick", "-rounds", "1", "-only", "uncontended,raw")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "3-node ensemble started here") || !strings.Contains(stdout, "sessions connect to the followers") ||
+		!strings.Contains(stdout, "uncontended") || !strings.Contains(stderr, "starting a 3-node ZooKeeper ensemble") {
+		t.Errorf("output:\n%s\n%s", stdout, stderr)
+	}
+	// The table's header names the three servers.
+	if header, _, _ := strings.Cut(stdout, "\n"); strings.Count(header, "127.0.0.1:") != 4 {
+		t.Errorf("header %q: want the three servers and the leader", header)
+	}
+}
+
+// -memprofile writes the two heap profiles of each side.
+func TestIntegration_MemProfile(t *testing.T) {
+	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+	t.Setenv(zkenv.EnvServers, zktest.Shared().Addr())
+	prefix := filepath.Join(t.TempDir(), "heap")
+	code, _, stderr := runCmd(t, "-quick", "-rounds", "1", "-only", "waiters", "-memprofile", prefix)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, side := range []string{"zklock", "zk.Lock"} {
+		for _, suffix := range []string{"-before", ""} {
+			b, err := os.ReadFile(prefix + "-" + side + suffix + ".pprof")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b { // gzipped protobuf
+				t.Errorf("%s%s: %d bytes, not a profile", side, suffix, len(b))
+			}
+		}
 	}
 }

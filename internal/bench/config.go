@@ -35,6 +35,17 @@ type Config struct {
 	Peers PeerMode
 	// peerList replaces Peers() (tests).
 	peerList []Peer
+	// PinSessions, when set, pins the sessions of every run to these
+	// servers, one each in turn (see Harness.PinSessions); Servers are
+	// still asked for the four-letter words. zklock-bench -ensemble pins
+	// them to the followers.
+	PinSessions []string
+	// MemProfile, when set, makes the memory measurement of the last
+	// round write heap profiles (every allocation sampled) of the moment
+	// before the waiters start and of the moment they are all queued, to
+	// MemProfile-<side>-before.pprof and MemProfile-<side>.pprof: compare
+	// them with go tool pprof -diff_base.
+	MemProfile string
 }
 
 // Sizes are the workload sizes of the scenarios.

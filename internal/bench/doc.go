@@ -1,6 +1,6 @@
 // Package bench measures zklock against go-zookeeper's own zk.Lock and
 // against the raw create+delete rate of the ZooKeeper server, side by side
-// in one process and on one server. It backs the zklock-bench command and
+// in one process and on one server or ensemble. It backs the zklock-bench command and
 // the go test benchmarks of package zklock.
 //
 // # Scenarios
@@ -26,9 +26,12 @@
 //   - distinct: one session, one goroutine per resource, every goroutine
 //     acquires and releases its own lock at once; latencies are each
 //     goroutine's acquire+release.
+//   - fresh: distinct on resources never locked before (new names for
+//     every batch), so each acquire makes its queue znode.
 //
-// Queue znodes are made before the clock starts, as each side would make
-// them (containers for zklock), so runs measure the steady state. Runs use
+// Except in fresh, queue znodes are made before the clock starts, as each
+// side would make them (containers for zklock), so runs measure the steady
+// state. Runs use
 // the caller's context, as a server handler would; zk.Lock takes none.
 //
 // The raw rates (a Create of an EPHEMERAL_SEQUENTIAL node then its Delete,
@@ -38,7 +41,12 @@
 // Memory per waiting lock (MeasureWaiters) is the growth of the live heap,
 // after a garbage collection, between a connected idle client and the same
 // client with n goroutines each queued behind another session on its own
-// resource; goroutine stacks are counted apart.
+// resource; goroutine stacks are counted apart, and the two together are
+// compared with zk.Lock's, as is the time it took to queue them all.
+//
+// Sessions connect to every server given (go-zookeeper picks one), or, with
+// Config.PinSessions, to the pinned servers in turn, the same for both
+// sides.
 //
 // # Peers
 //

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,19 @@ type Harness struct {
 	root    string
 	seq     *atomic.Int64
 	timer   Timer
+	place   *placement
+}
+
+// placement says which servers a run's sessions connect to. Without
+// pinned servers every session gets the whole list, and go-zookeeper picks
+// one at random. With pinned servers (PinSessions) the sessions of each
+// run take them in turn, starting over with every run, so that both sides'
+// sessions sit on the same servers.
+type placement struct {
+	mu     sync.Mutex
+	pinned []string
+	run    string // the root of the run whose sessions are being placed
+	next   int
 }
 
 // NewHarness connects the administrative session. Every znode it or its
@@ -50,12 +64,38 @@ func NewHarness(ctx context.Context, servers []string, root string, sessionTimeo
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	h := &Harness{servers: servers, timeout: sessionTimeout, admin: conn,
-		root: root + "/run-" + hex.EncodeToString(b), seq: new(atomic.Int64)}
+		root: root + "/run-" + hex.EncodeToString(b), seq: new(atomic.Int64), place: &placement{}}
 	if err := mkdirs(conn, h.root, false); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return h, nil
+}
+
+// PinSessions makes the sessions of each run connect to one of addrs each,
+// in turn (see placement). zklock-bench -ensemble pins them to the
+// followers.
+func (h *Harness) PinSessions(addrs []string) {
+	h.place.mu.Lock()
+	defer h.place.mu.Unlock()
+	h.place.pinned = addrs
+}
+
+// sessionServers returns the servers the next session of the run rooted at
+// root connects to.
+func (h *Harness) sessionServers(root string) []string {
+	p := h.place
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.pinned) == 0 {
+		return h.servers
+	}
+	if p.run != root {
+		p.run, p.next = root, 0
+	}
+	addr := p.pinned[p.next%len(p.pinned)]
+	p.next++
+	return []string{addr}
 }
 
 // WithTimer returns a harness sharing h's session whose runs stop t during

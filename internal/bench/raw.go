@@ -19,7 +19,7 @@ func RawCreateDelete(ctx context.Context, h *Harness, n, width int) (Sample, err
 	if err := mkdirs(h.admin, root, false); err != nil {
 		return Sample{}, err
 	}
-	conn, err := dial(ctx, h.servers, h.timeout)
+	conn, err := dial(ctx, h.sessionServers(root), h.timeout)
 	if err != nil {
 		return Sample{}, err
 	}

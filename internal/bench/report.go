@@ -6,9 +6,14 @@ import (
 	"time"
 )
 
-// MemoryTarget is the most live heap one waiting zklock lock may cost, in
-// bytes.
-const MemoryTarget = 8 << 10
+// Targets of the memory measurement, for zklock against zk.Lock in the
+// same run: a waiting lock may cost at most MemoryTarget times zk.Lock's
+// heap and stack together, and enqueueing the waiters may take at most
+// EnqueueTarget times zk.Lock's time.
+const (
+	MemoryTarget  = 1.0
+	EnqueueTarget = 1.0
+)
 
 // Report is the outcome of Run. It marshals to JSON as is.
 type Report struct {
@@ -80,9 +85,16 @@ type RawResult struct {
 // MemoryResult is the median across rounds of MeasureWaiters for a side.
 type MemoryResult struct {
 	WaiterMemory
-	Target float64 `json:"target_heap_bytes_per_waiter,omitempty"`
-	Pass   bool    `json:"pass"`
-	Error  string  `json:"error,omitempty"`
+	// For zklock: its heap+stack per waiter over zk.Lock's (Ratio), its
+	// enqueue time over zk.Lock's (EnqueueRatio) and the latter per round,
+	// paired (EnqueueRoundRatios), with their targets.
+	Ratio              float64   `json:"ratio,omitempty"`
+	EnqueueRatio       float64   `json:"enqueue_ratio,omitempty"`
+	EnqueueRoundRatios []float64 `json:"enqueue_round_ratios,omitempty"`
+	Target             float64   `json:"target,omitempty"`
+	EnqueueTarget      float64   `json:"enqueue_target,omitempty"`
+	Pass               bool      `json:"pass"`
+	Error              string    `json:"error,omitempty"`
 }
 
 // Pass reports whether every target of the report was met.

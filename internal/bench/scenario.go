@@ -48,5 +48,9 @@ func Scenarios(sz Sizes) []Scenario {
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
 				return Distinct(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns)
 			}},
+		Scenario{Name: fmt.Sprintf("fresh-%d", sz.DistinctLocks), Unit: "locks/s", Target: 1.0,
+			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
+				return Fresh(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns)
+			}},
 	)
 }

@@ -64,7 +64,7 @@ func ZKLock(opts ...zklock.Option) Side {
 	return Side{name: NameZKLock, watches: 2, queueWatches: 1, holderWatches: 1, container: true,
 		open: func(ctx context.Context, h *Harness, root string) (session, error) {
 			all := append([]zklock.Option{zklock.WithRoot(root), zklock.WithSessionTimeout(h.timeout)}, opts...)
-			c, err := zklock.Connect(ctx, h.servers, all...)
+			c, err := zklock.Connect(ctx, h.sessionServers(root), all...)
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +98,7 @@ func (s zklockSession) close() { _ = s.c.Close() }
 func GoZookeeper() Side {
 	return Side{name: NameZKLib, watches: 1, queueWatches: 1,
 		open: func(ctx context.Context, h *Harness, root string) (session, error) {
-			conn, err := dial(ctx, h.servers, h.timeout)
+			conn, err := dial(ctx, h.sessionServers(root), h.timeout)
 			if err != nil {
 				return nil, err
 			}

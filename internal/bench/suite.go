@@ -24,6 +24,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer h.Close()
+	h.PinSessions(cfg.PinSessions)
 	rep := &Report{
 		Started: start, Servers: cfg.Servers, ZooKeeper: serverVersion(cfg.Servers[0]),
 		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0),
@@ -97,7 +98,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		if want("waiters") {
 			for _, j := range order {
-				m, err := MeasureWaiters(ctx, h, sides[j], cfg.Sizes.Waiters)
+				profile := ""
+				if r == cfg.Rounds-1 {
+					profile = cfg.MemProfile
+				}
+				m, err := measureWaiters(ctx, h, sides[j], cfg.Sizes.Waiters, profile)
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
@@ -107,8 +112,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					continue
 				}
 				memRuns[j] = append(memRuns[j], m)
-				fmt.Fprintf(progress, "round %d/%d waiters-%d %s: heap %.0f B/waiter, stack %.0f B/waiter\n",
-					r+1, cfg.Rounds, m.Waiters, sides[j].Name(), m.HeapPerWaiter, m.StackPerWaiter)
+				fmt.Fprintf(progress, "round %d/%d waiters-%d %s: heap %.0f B/waiter, stack %.0f B/waiter, enqueue %v\n",
+					r+1, cfg.Rounds, m.Waiters, sides[j].Name(), m.HeapPerWaiter, m.StackPerWaiter, time.Duration(m.Enqueue).Round(time.Millisecond))
 			}
 		}
 	}
@@ -149,18 +154,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Scenarios = append(rep.Scenarios, res)
 	}
 	if want("waiters") {
-		for j, side := range sides {
-			m := medianMemory(memRuns[j])
-			m.Side, m.Waiters = side.Name(), cfg.Sizes.Waiters
-			res := MemoryResult{WaiterMemory: m, Error: strings.Join(memErrs[j], "; ")}
-			if side.Name() == NameZKLock {
-				res.Target = MemoryTarget
-				res.Pass = len(memRuns[j]) > 0 && res.Error == "" && m.HeapPerWaiter <= MemoryTarget
-			} else {
-				res.Pass = len(memRuns[j]) > 0
-			}
-			rep.Memory = append(rep.Memory, res)
-		}
+		rep.Memory = memoryResults(sides, memRuns, memErrs, cfg.Sizes.Waiters)
 	}
 	rep.Elapsed = Duration(time.Since(start))
 	return rep, nil
@@ -230,6 +224,33 @@ func (r *runs) result() SideResult {
 	return res
 }
 
+// memoryResults sums up each side's memory runs (sides as Sides returns
+// them: zklock first) and compares zklock's with zk.Lock's.
+func memoryResults(sides []Side, runs [][]WaiterMemory, errs [][]string, waiters int) []MemoryResult {
+	out := make([]MemoryResult, len(sides))
+	for j, side := range sides {
+		m := medianMemory(runs[j])
+		m.Side, m.Waiters = side.Name(), waiters
+		out[j] = MemoryResult{WaiterMemory: m, Error: strings.Join(errs[j], "; "), Pass: len(runs[j]) > 0}
+	}
+	zl, zk := &out[0], &out[1]
+	zl.Target, zl.EnqueueTarget = MemoryTarget, EnqueueTarget
+	if zk.TotalPerWaiter > 0 {
+		zl.Ratio = zl.TotalPerWaiter / zk.TotalPerWaiter
+	}
+	if zk.Enqueue > 0 {
+		zl.EnqueueRatio = float64(zl.Enqueue) / float64(zk.Enqueue)
+	}
+	for k := range min(len(runs[0]), len(runs[1])) {
+		if e := runs[1][k].Enqueue; e > 0 {
+			zl.EnqueueRoundRatios = append(zl.EnqueueRoundRatios, float64(runs[0][k].Enqueue)/float64(e))
+		}
+	}
+	zl.Pass = zl.Pass && zk.Pass && zl.Error == "" && zl.Ratio > 0 && zl.Ratio <= MemoryTarget &&
+		zl.EnqueueRatio > 0 && zl.EnqueueRatio <= EnqueueTarget
+	return out
+}
+
 func medianMemory(ms []WaiterMemory) WaiterMemory {
 	pick := func(f func(WaiterMemory) float64) float64 {
 		xs := make([]float64, len(ms))
@@ -241,6 +262,7 @@ func medianMemory(ms []WaiterMemory) WaiterMemory {
 	return WaiterMemory{
 		HeapPerWaiter:       pick(func(m WaiterMemory) float64 { return m.HeapPerWaiter }),
 		StackPerWaiter:      pick(func(m WaiterMemory) float64 { return m.StackPerWaiter }),
+		TotalPerWaiter:      pick(func(m WaiterMemory) float64 { return m.TotalPerWaiter }),
 		GoroutinesPerWaiter: pick(func(m WaiterMemory) float64 { return m.GoroutinesPerWaiter }),
 		Enqueue:             Duration(pick(func(m WaiterMemory) float64 { return float64(m.Enqueue) })),
 	}

@@ -59,7 +59,7 @@ func TestIntegration_Run(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12", "distinct-20"}
+	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12", "distinct-20", "fresh-20"}
 	if len(rep.Scenarios) != len(names) {
 		t.Fatalf("got %d scenarios, want %v", len(rep.Scenarios), names)
 	}
@@ -93,8 +93,12 @@ func TestIntegration_Run(t *testing.T) {
 			t.Errorf("memory %s = %+v", m.Side, m)
 		}
 	}
-	if rep.Memory[0].Target != bench.MemoryTarget || rep.Memory[1].Target != 0 {
-		t.Errorf("memory targets = %v, %v", rep.Memory[0].Target, rep.Memory[1].Target)
+	zl, zk := rep.Memory[0], rep.Memory[1]
+	if zl.Target != bench.MemoryTarget || zl.EnqueueTarget != bench.EnqueueTarget || zk.Target != 0 {
+		t.Errorf("memory targets = %+v, %+v", zl, zk)
+	}
+	if want := zl.TotalPerWaiter / zk.TotalPerWaiter; zl.Ratio != want || zl.EnqueueRatio <= 0 || len(zl.EnqueueRoundRatios) != 2 {
+		t.Errorf("memory ratios = %v (want %v), %v, %v", zl.Ratio, want, zl.EnqueueRatio, zl.EnqueueRoundRatios)
 	}
 	if rep.ZooKeeper == "" || rep.Rounds != 2 {
 		t.Errorf("header = %q, %d rounds", rep.ZooKeeper, rep.Rounds)
@@ -199,6 +203,8 @@ func TestIntegration_Scenarios(t *testing.T) {
 			check("queue", s, err, 8)
 			s, err = bench.Distinct(ctx, h, side, 9, 2)
 			check("distinct", s, err, 18) // two batches of 9
+			s, err = bench.Fresh(ctx, h, side, 9, 2)
+			check("fresh", s, err, 18)
 		})
 	}
 	s, err := bench.RawCreateDelete(ctx, h, 20, 4)
@@ -218,7 +224,8 @@ func TestIntegration_MeasureWaiters(t *testing.T) {
 		}
 		// Stacks are not checked: at this size the runtime's freeing of
 		// other goroutines' stacks can outweigh the waiters' own.
-		if m.Side != side.Name() || m.Waiters != 500 || m.HeapPerWaiter <= 0 || m.Enqueue <= 0 {
+		if m.Side != side.Name() || m.Waiters != 500 || m.HeapPerWaiter <= 0 || m.Enqueue <= 0 ||
+			m.TotalPerWaiter != m.HeapPerWaiter+m.StackPerWaiter {
 			t.Errorf("%s: %+v", side.Name(), m)
 		}
 		// About one goroutine per waiter. The baseline may include

@@ -73,21 +73,22 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 
 	if len(r.Memory) > 0 {
-		fmt.Fprintf(&b, "\nmemory per waiting lock: %d goroutines on one session, each queued behind another session (live heap after GC)\n",
+		fmt.Fprintf(&b, "\nmemory per waiting lock: %d goroutines on one session, each queued behind another session (live heap after GC, goroutine stacks)\n",
 			r.Memory[0].Waiters)
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  side\theap/waiter\tstack/waiter\tgoroutines/waiter\tenqueue all\ttarget\tresult\t")
+		fmt.Fprintln(tw, "  side\theap/waiter\tstack/waiter\ttotal\tratio\tgoroutines/waiter\tenqueue all\tratio\tper round (min-max)\ttarget\tresult\t")
 		for _, m := range r.Memory {
 			target, result := "-", ""
 			if m.Target > 0 {
-				target = "heap <=" + kib(m.Target)
+				target = fmt.Sprintf("total <=%.2fx, enqueue <=%.2fx", m.Target, m.EnqueueTarget)
 				result = verdict(m.Pass, 0)
 			}
 			if m.Error != "" {
 				result = "FAIL (" + m.Error + ")"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%.2f\t%s\t%s\t%s\t\n", m.Side, kib(m.HeapPerWaiter), kib(m.StackPerWaiter),
-				m.GoroutinesPerWaiter, ms(time.Duration(m.Enqueue)), target, result)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", m.Side, kib(m.HeapPerWaiter), kib(m.StackPerWaiter),
+				kib(m.TotalPerWaiter), ratio(m.Ratio), m.GoroutinesPerWaiter, ms(time.Duration(m.Enqueue)), ratio(m.EnqueueRatio),
+				roundRatios(m.EnqueueRoundRatios), target, result)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

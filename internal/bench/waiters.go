@@ -3,7 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/pprof"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -19,6 +22,8 @@ type WaiterMemory struct {
 	// StackPerWaiter is the growth of goroutine stacks (StackInuse)
 	// divided by Waiters, in bytes.
 	StackPerWaiter float64 `json:"stack_bytes_per_waiter"`
+	// TotalPerWaiter is HeapPerWaiter + StackPerWaiter.
+	TotalPerWaiter float64 `json:"total_bytes_per_waiter"`
 	// GoroutinesPerWaiter is the growth of the goroutine count divided by
 	// Waiters (1 is the caller's own goroutine).
 	GoroutinesPerWaiter float64 `json:"goroutines_per_waiter"`
@@ -48,6 +53,13 @@ func memNow() memSnapshot {
 // n. Both sessions live in this process, but the holder's share is the same
 // before and after.
 func MeasureWaiters(ctx context.Context, h *Harness, side Side, n int) (WaiterMemory, error) {
+	return measureWaiters(ctx, h, side, n, "")
+}
+
+// measureWaiters is MeasureWaiters; with profile set it also writes heap
+// profiles of the baseline and of the queued waiters (see
+// Config.MemProfile).
+func measureWaiters(ctx context.Context, h *Harness, side Side, n int, profile string) (WaiterMemory, error) {
 	h.stopTimer()
 	defer h.startTimer()
 	root := h.newRoot("waiters")
@@ -81,6 +93,10 @@ func MeasureWaiters(ctx context.Context, h *Harness, side Side, n int) (WaiterMe
 		return WaiterMemory{}, err
 	}
 	defer waiters.close()
+	// The runtime keeps the descriptor of every goroutine that ever ran
+	// and reuses it: only the side measured first in a process would
+	// otherwise pay for the n waiters' descriptors.
+	warmGoroutines(n)
 	if err := quiesceGoroutines(ctx); err != nil {
 		return WaiterMemory{}, err
 	}
@@ -91,6 +107,9 @@ func MeasureWaiters(ctx context.Context, h *Harness, side Side, n int) (WaiterMe
 	baseNodes := h.znodeCount()
 	baseWatches := h.baseWatches()
 	before := memNow()
+	if err := writeHeapProfile(profile, side.name, "-before"); err != nil {
+		return WaiterMemory{}, err
+	}
 	start := time.Now()
 	for i := range n {
 		go func() {
@@ -119,15 +138,21 @@ func MeasureWaiters(ctx context.Context, h *Harness, side Side, n int) (WaiterMe
 	}
 	enqueue := time.Since(start)
 	after := memNow()
+	if err := writeHeapProfile(profile, side.name, ""); err != nil {
+		_ = teardown()
+		return WaiterMemory{}, err
+	}
 	if err := teardown(); err != nil {
 		return WaiterMemory{}, err
 	}
 	per := func(a, b uint64) float64 { return (float64(a) - float64(b)) / float64(n) }
+	heap, stack := per(after.heap, before.heap), per(after.stack, before.stack)
 	return WaiterMemory{
 		Side:                side.name,
 		Waiters:             n,
-		HeapPerWaiter:       per(after.heap, before.heap),
-		StackPerWaiter:      per(after.stack, before.stack),
+		HeapPerWaiter:       heap,
+		StackPerWaiter:      stack,
+		TotalPerWaiter:      heap + stack,
 		GoroutinesPerWaiter: float64(after.goroutines-before.goroutines) / float64(n),
 		Enqueue:             Duration(enqueue),
 	}, nil
@@ -142,15 +167,21 @@ func (h *Harness) znodeCount() int64 {
 	return m["zk_znode_count"]
 }
 
-// waitNodes waits until want more znodes exist than base; without mntr it
-// checks that every resource's queue has two nodes.
+// waitNodes waits until want more znodes exist than base. Without mntr,
+// or once the count has not moved for two seconds (nodes of an earlier run
+// still going away when base was read can keep it short of base+want for
+// good), it checks that every resource's queue has two nodes.
 func (h *Harness) waitNodes(ctx context.Context, side Side, root string, res []string, base, want int64) error {
+	last, since := int64(-1), time.Now()
 	for {
-		if base >= 0 {
-			if n := h.znodeCount(); n >= 0 && n-base >= want {
-				return nil
-			}
-		} else {
+		n := h.znodeCount()
+		if base >= 0 && n >= 0 && n-base >= want {
+			return nil
+		}
+		if n != last {
+			last, since = n, time.Now()
+		}
+		if base < 0 || n < 0 || time.Since(since) >= 2*time.Second {
 			var missing atomic.Int64
 			_ = parallel(len(res), 64, func(i int) error {
 				kids, _, err := h.admin.Children(side.queuePath(root, res[i]))
@@ -162,11 +193,42 @@ func (h *Harness) waitNodes(ctx context.Context, side Side, root string, res []s
 			if missing.Load() == 0 {
 				return nil
 			}
+			since = time.Now() // list again after another stall
 		}
 		if err := sleep(ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}
+}
+
+// warmGoroutines starts n goroutines and waits until they have ended, so
+// that the runtime holds n free goroutine descriptors.
+func warmGoroutines(n int) {
+	var wg sync.WaitGroup
+	release := make(chan struct{})
+	for range n {
+		wg.Go(func() { <-release })
+	}
+	close(release)
+	wg.Wait()
+}
+
+// writeHeapProfile writes the heap profile, as of the last garbage
+// collection, to prefix-side+suffix.pprof; with no prefix it does
+// nothing.
+func writeHeapProfile(prefix, side, suffix string) error {
+	if prefix == "" {
+		return nil
+	}
+	f, err := os.Create(prefix + "-" + side + suffix + ".pprof")
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // quiesceGoroutines waits until the goroutine count has not changed for
