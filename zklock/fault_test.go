@@ -963,6 +963,12 @@ func TestIntegration_CreateRunsOnNewSession(t *testing.T) {
 			if _, err := flaky.Conn().Create(marker, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 				t.Fatal(err)
 			}
+			// The root exists, so that the queue's create makes the queue
+			// (a client creates a missing root only after that create
+			// fails for want of it).
+			if _, err := flaky.Conn().Create(root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+				t.Fatal(err)
+			}
 			p.RejectNew(true) // the current connection works until the loss closes it
 			lost := p.LoseReply(zktest.OpCreateContainer)
 			type result struct {
