@@ -2,6 +2,7 @@ package zklock_test
 
 import (
 	"errors"
+	"path"
 	"testing"
 	"time"
 
@@ -129,8 +130,8 @@ func TestIntegration_CountedCreateLeavesQueueDataAlone(t *testing.T) {
 	ctx := testCtx(t)
 	defer zklock.BusyCreates(c)()
 	raw := root + "/java/r"
-	for _, p := range []string{root, root + "/java"} {
-		if _, err := c.Conn().Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+	for _, p := range []string{path.Dir(root), root, root + "/java"} {
+		if _, err := c.Conn().Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			t.Fatal(err)
 		}
 	}
