@@ -210,3 +210,43 @@ func TestIntegration_SQLStorePausedWriter(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Why SQLite is written by the hub: its write lock covers the whole file,
+// and nothing ends the transaction of a process that stopped inside it.
+// A second process writing another resource waits for its whole busy
+// timeout and gives up (WriteBusy); it would for as long as the first one
+// stays stopped.
+func TestIntegration_SQLiteStoppedWriterBlocksEveryone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	first := testStoreAt(t, StoreSQLite, storeDSN(StoreSQLite, path))
+	busy := 300 * time.Millisecond
+	second := testStoreAt(t, StoreSQLite, strings.Replace(storeDSN(StoreSQLite, path), "busy_timeout(10000)", "busy_timeout(300)", 1))
+	ctx := context.Background()
+	tx, err := first.db.BeginTx(ctx, nil) // _txlock=immediate: the write lock, now
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := first.fence.Guard(ctx, tx, fence.NewToken("a", 10)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	v := second.Write(ctx, writeRequest{Proc: 2, Op: 1, Resource: "b", Token: 5, Mode: ModeExclusive, ID: writeID(2, 1)})
+	if v.Accepted || v.Outcome != WriteBusy || time.Since(start) < busy*9/10 {
+		t.Fatalf("a writer of another resource: %+v after %v; want %s after %v", v, time.Since(start), WriteBusy, busy)
+	}
+}
+
+// testStoreAt opens a second handle on an installed store.
+func testStoreAt(t *testing.T, kind, dsn string) *sqlStore {
+	t.Helper()
+	s, err := openSQLStore(kind, dsn, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.install(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
