@@ -2,7 +2,8 @@
 // and checks its history: a 3-node ZooKeeper ensemble on loopback, worker
 // processes running every recipe (exclusive, read/write, downgrade,
 // semaphore, election, AcquireAll, try) with fenced writes to a shared
-// store, and a nemesis that kills, pauses and cuts off lock holders, kills
+// store (in memory, or SQLite or PostgreSQL through package fence), and a
+// nemesis that kills, pauses and cuts off lock holders, kills
 // and restarts servers, partitions the ensemble and deletes lock nodes as
 // an operator would. The long mode ends with a load phase of 200 more
 // sessions and 5,200 waiters. See package internal/chaos for what is
@@ -10,7 +11,7 @@
 //
 // Usage:
 //
-//	zklock-chaos [-mode short|long|smoke] [-out DIR] [-json FILE] [-seed N]
+//	zklock-chaos [-mode short|long|smoke] [-store memory|sqlite|postgres] [-out DIR] [-json FILE] [-seed N]
 //	zklock-chaos -check DIR/history.jsonl
 //
 // It prints the report as Markdown tables (the README shows the latest long
@@ -58,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		loadD    = fs.Duration("load-duration", 0, "load phase: how long (default: the mode's, or 5m)")
 		maxDur   = fs.Duration("max-duration", 0, "give up (and fail) after this long (default: the mode's)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
+		store    = fs.String("store", chaos.StoreMemory, "where critical sections write: memory (the campaign process), sqlite (a file, written by the campaign for the workers) or postgres (a throwaway cluster, written by each worker): both databases through package fence, and the checker reads their committed rows")
 		check    = fs.String("check", "", "run no campaign: check the history in `FILE` (a campaign's history.jsonl) again and report")
 	)
 	fs.Usage = func() {
@@ -92,7 +94,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "zklock-chaos:", err)
 		return 2
 	}
-	cfg.Dir, cfg.Seed = *out, *seed
+	if err := chaos.CheckStore(*store); err != nil {
+		fmt.Fprintln(stderr, "zklock-chaos:", err)
+		return 2
+	}
+	cfg.Dir, cfg.Seed, cfg.Store = *out, *seed, *store
 	if *workers > 0 {
 		cfg.Workers = *workers
 	}

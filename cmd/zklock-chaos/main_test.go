@@ -9,7 +9,7 @@ import (
 )
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"-mode", "huge"}, {"extra"}, {"-nosuchflag"}} {
+	for _, args := range [][]string{{"-mode", "huge"}, {"extra"}, {"-nosuchflag"}, {"-store", "mysql"}, {"-store", ""}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())

@@ -33,6 +33,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := zktest.Installed(); err != nil {
 		return nil, err
 	}
+	if err := CheckStore(cfg.Store); err != nil {
+		return nil, err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -63,12 +66,26 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer h.Close()
+	var db *dbStore
+	if cfg.Store != StoreMemory {
+		progress("starting the %s store", cfg.Store)
+		if db, err = startDBStore(ctx, cfg.Store, dir); err != nil {
+			return nil, err
+		}
+		defer db.Close()
+		if db.workerDSN == "" {
+			h.db = db.store
+		}
+	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	root := fmt.Sprintf("/zklock-chaos-%08x", rng.Uint32())
 	base := workerSpec{
 		Hub: h.Addr(), Root: root, SessionTimeout: cfg.SessionTimeout, AcquireTimeout: 3 * cfg.SessionTimeout,
 		HangGrace: cfg.HangGrace, Steps: cfg.Steps, Work: cfg.Work, LongPercent: cfg.LongPercent, Seed: cfg.Seed,
-		LocalPeriod: cfg.PhantomPeriod, Lanes: cfg.Lanes,
+		LocalPeriod: cfg.PhantomPeriod, Lanes: cfg.Lanes, Store: cfg.Store,
+	}
+	if db != nil && db.workerDSN != "" {
+		base.StoreDSN, base.StoreConns = db.workerDSN, workerStoreConns
 	}
 	var rw, elections []string
 	var sems []semSpec
@@ -185,11 +202,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		h.record(o)
 	}
 	fl.stop(15 * time.Second)
+	if db != nil {
+		// Every worker has stopped: nothing writes any more.
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		db.readBack(rctx, h)
+		cancel()
+	}
 	h.record(Event{Kind: EvNote, Detail: "campaign end"})
 
-	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
+	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace, Store: cfg.Store})
 	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
+	rep.StoreKind = cfg.Store
 	rep.DurationSec = time.Since(started).Seconds()
 	rep.Seed, rep.Dir = cfg.Seed, dir
 	rep.setTargets(cfg)

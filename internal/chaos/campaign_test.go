@@ -17,7 +17,8 @@ import (
 // partitions, worker processes and their lanes, nemesis, fenced store and
 // checker. `make chaos` and CI run the full short
 // campaign with cmd/zklock-chaos. ZKLOCK_CHAOS_MODE=short (or long) runs
-// that one here instead.
+// that one here instead, and ZKLOCK_CHAOS_STORE=sqlite (or postgres)
+// writes to a store in that database.
 func TestIntegration_ChaosSmoke(t *testing.T) {
 	mode := os.Getenv("ZKLOCK_CHAOS_MODE")
 	if mode == "" {
@@ -27,6 +28,7 @@ func TestIntegration_ChaosSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Store = os.Getenv("ZKLOCK_CHAOS_STORE")
 	// Kept when the campaign fails, for its history and worker logs.
 	dir, err := os.MkdirTemp("", "zklock-chaos-test-")
 	if err != nil {

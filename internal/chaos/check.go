@@ -36,6 +36,11 @@ type Params struct {
 	// try that finds ZooKeeper away answers ErrUnavailable at the bound
 	// itself, measured up to 1,114 ms on a machine at load 10).
 	TryBound time.Duration
+	// Store is the campaign's store (Config.Store; StoreMemory when
+	// empty). With a database, what was accepted, and in which order, is
+	// read from the committed rows the history ends with (EvCommitted),
+	// not from the writers' reports.
+	Store string
 }
 
 func (p Params) withDefaults() Params {
@@ -61,7 +66,7 @@ const (
 	VHung             = "hung-acquire"                // an acquire returned long after its deadline
 	VCrash            = "worker-crash"                // a worker exited on its own
 	VNotQuiesced      = "not-quiesced"                // a worker did not wind down in time
-	VTokenRegression  = "token-regression"            // the store accepted a smaller token (store bug)
+	VStaleCommitted   = "stale-write-committed"       // the store accepted a fenced write below a token it had accepted before on the resource
 	VPhantom          = "phantom-node"                // a lock znode of a live session unknown to its client for longer than PhantomGrace
 	VUnexpectedError  = "unexpected-acquire-error"    // an acquire failed with none of the errors a fault explains (locked, timeout, cancelled, closed, unavailable)
 	VSharedOverlap    = "reader-writer-overlap"       // a writer's accepted writes interleave with another holder's, or a holder came in beside a writer
@@ -71,6 +76,8 @@ const (
 	VStoreHistory     = "store-not-linearizable"      // the fenced store's verdicts fit no sequential fenced register (porcupine)
 	VLiveness         = "liveness-target-missed"      // a liveness figure missed its target
 	VLeftover         = "acquire-all-leftover"        // a failed AcquireAll left a node with its client: not all-or-nothing
+	VStoreMismatch    = "store-mismatch"              // a database store's rows contradict its writers or themselves, or were not read back
+	VStoreError       = "store-error"                 // a write to a database store failed with an error neither the fence nor the database's timeouts explain
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )
@@ -119,18 +126,18 @@ type leaseRec struct {
 	// first even if the worker saw Done fire only after calling Release.
 	releaseLost bool
 	died        int64
-	writes      []Event
-	mode        string   // ModeExclusive, ModeRead, ...
-	limit       int      // a semaphore's
-	detail      string   // "try", "short", "load", "downgrade", "long"
-	began       int64    // when the acquire call began
-	from        int64    // ModeDowngrade: the op of the write lease it came from
-	nodes       []string // the lease's lock nodes
-	released    string   // EvReleased outcome
-	releasedAt  int64    // EvReleased T
-	lostServer  int      // the member its session was on when told of its loss (1-based, 0 unknown)
-	requeued    bool     // its acquire queued again with a new node before it held
-	server      int      // the member its session was on when it acquired (1-based, 0 unknown)
+	writes      []storeWrite // its accepted writes, in the store's order
+	mode        string       // ModeExclusive, ModeRead, ...
+	limit       int          // a semaphore's
+	detail      string       // "try", "short", "load", "downgrade", "long"
+	began       int64        // when the acquire call began
+	from        int64        // ModeDowngrade: the op of the write lease it came from
+	nodes       []string     // the lease's lock nodes
+	released    string       // EvReleased outcome
+	releasedAt  int64        // EvReleased T
+	lostServer  int          // the member its session was on when told of its loss (1-based, 0 unknown)
+	requeued    bool         // its acquire queued again with a new node before it held
+	server      int          // the member its session was on when it acquired (1-based, 0 unknown)
 }
 
 // writer reports whether l excludes every other holder.
@@ -196,6 +203,13 @@ type checker struct {
 	// windDown: when the campaign stopped the faults and began to stop
 	// the workers (0 if the history does not say)
 	windDown int64
+	// db: the store is a database (Params.Store)
+	db bool
+	// writes: every write to the store, the accepted ones first, in the
+	// store's order (storeWrites)
+	writes []storeWrite
+	// died: when each process that died did
+	died map[int]int64
 }
 
 // attemptRec is one acquire attempt: when it began and when it returned.
@@ -217,9 +231,10 @@ func Check(events []Event, p Params) *Report {
 	slices.SortFunc(evs, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	c := &checker{p: p.withDefaults(), evs: evs, leases: map[leaseKey]*leaseRec{}, byRes: map[string][]*leaseRec{},
 		pauses: map[int][]*faultRec{}, sessions: map[int][]Event{}, rep: newReport(), deletes: map[string][]*faultRec{},
-		byNode: map[string][]*leaseRec{}}
+		byNode: map[string][]*leaseRec{}, db: p.Store != "" && p.Store != StoreMemory, died: map[int]int64{}}
 	c.index()
 	c.checkWrites()
+	c.checkStaleCommitted()
 	c.checkSharedWrites()
 	c.checkHandOffs()
 	c.checkSharedHandOffs()
@@ -238,7 +253,7 @@ func Check(events []Event, p Params) *Report {
 func (c *checker) index() {
 	r := c.rep
 	faults := map[int]*faultRec{}
-	died := map[int]int64{}
+	died := c.died
 	pending := map[leaseKey]*attemptRec{}
 	for _, e := range c.evs {
 		c.lastT = max(c.lastT, e.T)
@@ -379,11 +394,17 @@ func (c *checker) index() {
 			}
 		}
 	}
-	for _, e := range c.evs {
-		if e.Kind == EvWrite {
-			if l := c.leases[leaseKey{e.Proc, e.Op, e.Resource}]; l != nil {
-				l.writes = append(l.writes, e)
-			}
+	c.writes = c.storeWrites()
+	r.WriteLatency.Name = "write: sent → accepted"
+	for _, w := range c.writes {
+		if !w.Accepted {
+			break // the accepted ones come first
+		}
+		if l := c.leases[leaseKey{w.Proc, w.Op, w.Resource}]; l != nil {
+			l.writes = append(l.writes, w)
+		}
+		if w.Sent != 0 && w.Outcome != WriteUnreported {
+			r.WriteLatency.add(float64(w.T-w.Sent)/1e6, "", w.Sent, w.T, w.Resource)
 		}
 	}
 	for res := range c.byRes {
@@ -573,9 +594,10 @@ func CheckHistoryFile(path string) (*Report, error) {
 		}
 	}
 	cfg = cfg.withDefaults()
-	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace})
+	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace, Store: cfg.Store})
 	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
+	rep.StoreKind = cfg.Store
 	rep.DurationSec = float64(last-first) / 1e9
 	rep.Seed = cfg.Seed
 	rep.setTargets(cfg)

@@ -9,7 +9,7 @@ import (
 )
 
 // span is the stretch of the store's order over which a lease's counted
-// writes fell: the sequence numbers of its first and last.
+// writes fell: the places (storeWrite.pos) of its first and last.
 type span struct {
 	l           *leaseRec
 	first, last int64
@@ -45,10 +45,11 @@ func (c *checker) goodStanding(l *leaseRec, sent, t int64) bool {
 func (c *checker) checkSharedWrites() {
 	r := c.rep
 	spans := map[string]map[*leaseRec]*span{}
-	for _, e := range c.evs {
-		if e.Kind != EvWrite || !e.Accepted {
-			continue
+	for _, w := range c.writes {
+		if !w.Accepted {
+			break // the accepted ones come first
 		}
+		e := w.Event
 		kind := c.kindOf(e.Resource)
 		if kind == "x" {
 			continue
@@ -57,7 +58,11 @@ func (c *checker) checkSharedWrites() {
 		if l == nil {
 			continue
 		}
-		if kind == "sem" && !c.goodStanding(l, e.Sent, e.T) {
+		if (kind == "sem" || kind == "rw" && c.db) && !c.goodStanding(l, e.Sent, e.T) {
+			// No token fences it: a semaphore's, or, in a database, any
+			// write on a read/write lock (readers leave no token in the
+			// fence, so a late writer is not refused after them; a late
+			// writer after a writer is, or checkStaleCommitted says so).
 			r.Stale.Unfenced++
 			continue
 		}
@@ -67,9 +72,9 @@ func (c *checker) checkSharedWrites() {
 			spans[e.Resource] = m
 		}
 		if sp := m[l]; sp != nil {
-			sp.last, sp.lastT = e.Seq, e.T
+			sp.last, sp.lastT = w.pos, e.T
 		} else {
-			m[l] = &span{l: l, first: e.Seq, last: e.Seq, firstT: e.T, lastT: e.T}
+			m[l] = &span{l: l, first: w.pos, last: w.pos, firstT: e.T, lastT: e.T}
 		}
 	}
 	for _, res := range slicesSorted(spans) {
@@ -243,9 +248,13 @@ func (c *checker) checkDowngrades() {
 		if reported || len(w.writes) == 0 || len(l.writes) == 0 {
 			continue
 		}
-		from, to := w.writes[len(w.writes)-1].Seq, l.writes[0].Seq
-		for _, e := range c.evs {
-			if e.Seq <= from || e.Seq >= to || e.Kind != EvWrite || !e.Accepted || e.Resource != l.resource {
+		from, to := w.writes[len(w.writes)-1].pos, l.writes[0].pos
+		for _, sw := range c.writes {
+			e := sw.Event
+			if !e.Accepted {
+				break
+			}
+			if sw.pos <= from || sw.pos >= to || e.Resource != l.resource {
 				continue
 			}
 			if x := c.leases[leaseKey{e.Proc, e.Op, e.Resource}]; x != nil && x.writer() && x != w {

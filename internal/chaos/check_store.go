@@ -12,6 +12,7 @@ import (
 type storeIn struct {
 	resource, mode string
 	token          int64
+	db             bool // the store is a database: dbFenceSpec, else memFenceSpec
 }
 
 type storeOut struct {
@@ -40,7 +41,11 @@ var storeModel = porcupine.Model{
 	Init: func() any { return fenceState{} },
 	Step: func(state, input, output any) (bool, any) {
 		st, in, out := state.(fenceState), input.(storeIn), output.(storeOut)
-		next, ok := fence(st, in.mode, in.token)
+		spec := memFenceSpec
+		if in.db {
+			spec = dbFenceSpec
+		}
+		next, ok := spec(st, in.mode, in.token)
 		return ok == out.accepted && (out.prev < 0 || st.All == out.prev), next
 	},
 	DescribeOperation: func(input, output any) string {
@@ -59,20 +64,28 @@ type StoreCheck struct {
 // placed between when the store was called and when it answered, are
 // those of one sequential fenced register per resource. The store in
 // memory passes by construction; the check is there so that a store whose
-// verdicts come from elsewhere (a database) is held to the same
-// specification the checker's other verdicts rely on.
+// verdicts come from elsewhere is held to the specification the checker's
+// other verdicts rely on. In a database the verdicts are the committed
+// rows (accepted) and the fence's refusals, each between the start of its
+// transaction and its end (a row whose writer was killed before it said
+// so: until its death); a write the database failed otherwise had no
+// effect and is left out; the previous token is not recorded.
 func (c *checker) checkStoreHistory() {
 	var ops []porcupine.Operation
-	for _, e := range c.evs {
-		if e.Kind != EvWrite {
+	for _, w := range c.writes {
+		e := w.Event
+		if !e.Accepted && !w.refused() {
 			continue
 		}
 		call, prev := e.Called, e.Max
 		if call == 0 || call > e.T {
 			call, prev = e.T, -1
 		}
+		if c.db {
+			prev = -1
+		}
 		ops = append(ops, porcupine.Operation{ClientId: e.Proc, Call: call, Return: e.T,
-			Input: storeIn{resource: e.Resource, mode: storeModeOf(e.Mode), token: e.Token}, Output: storeOut{accepted: e.Accepted, prev: prev}})
+			Input: storeIn{resource: e.Resource, mode: storeModeOf(e.Mode), token: e.Token, db: c.db}, Output: storeOut{accepted: e.Accepted, prev: prev}})
 	}
 	c.rep.Store.Writes = len(ops)
 	if len(ops) == 0 {

@@ -44,6 +44,14 @@ type Config struct {
 	// with Waiters acquire loops on Resources exclusive locks, for
 	// Duration, under the same faults.
 	Load LoadConfig
+	// Store is where the critical sections write: StoreMemory (the
+	// default: the hub's memStore), StoreSQLite (a file in Dir, written
+	// by the hub through package fence) or StorePostgres (a throwaway
+	// cluster started with internal/pgtest, written by the workers
+	// through package fence, each on connections of its own). With a
+	// database the checker decides what was accepted, and in which
+	// order, from the rows it committed.
+	Store string
 	// MaxDuration bounds the fault phase: a campaign still short of its
 	// targets then stops and fails (default 4 minutes).
 	MaxDuration time.Duration
@@ -160,6 +168,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxDuration <= 0 {
 		c.MaxDuration = d.MaxDuration
+	}
+	if c.Store == "" {
+		c.Store = StoreMemory
 	}
 	if c.TickTime <= 0 {
 		c.TickTime = 500 * time.Millisecond

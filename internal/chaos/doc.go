@@ -26,17 +26,40 @@
 // of a second), an AcquireAll lane over the overlapping sets {A,B}, {B,C},
 // {C,A}, and a probe lane of try-acquires on the exclusive resources.
 //
-// A lease's critical section writes to the fenced store (Store), which
-// lives in the campaign process. Per resource it keeps the largest token
-// (Lease.Token, the lock node's czxid; for AcquireAll each part's) of any
-// accepted write and of any accepted writer: a writer (exclusive, write,
-// leader, AcquireAll part) is refused below the former, a reader at or
-// below the latter; a semaphore holder is never refused (tokens cannot
-// fence n holders). The section registers its token at once, then repeats
-// "check the lease, work, write": the check and the write are not atomic,
-// as in any real program, so a holder paused between them sends a stale
-// write, which fencing must refuse. A few leases are held for about two
-// session timeouts, and faults on workers aim at them.
+// A lease's critical section writes to the fenced store, by default in
+// memory in the campaign process (Store). Per resource it keeps the
+// largest token (Lease.Token, the lock node's czxid; for AcquireAll each
+// part's) of any accepted write and of any accepted writer: a writer
+// (exclusive, write, leader, AcquireAll part) is refused below the former,
+// a reader at or below the latter; a semaphore holder is never refused
+// (tokens cannot fence n holders). The section registers its token at
+// once, then repeats "check the lease, work, write": the check and the
+// write are not atomic, as in any real program, so a holder paused between
+// them sends a stale write, which fencing must refuse. A few leases are
+// held for about two session timeouts, and faults on workers aim at them.
+//
+// # The store in a database
+//
+// With Config.Store set to StorePostgres or StoreSQLite the writes go to a
+// real database through package fence instead. Each write is one
+// transaction: a writer's begins with fence.Guard of its token (as
+// fence.NewToken(resource, token): each AcquireAll part with its own),
+// then moves the resource's register row to its next version n and logs
+// the write with that n; a reader's or a semaphore holder's does not guard
+// (fence refuses their leases: several hold at once). PostgreSQL (a
+// throwaway cluster from internal/pgtest) is written by the workers, each
+// on connections of its own, so a paused worker is paused inside its
+// transaction, holding the resource's rows: the server ends such a
+// transaction after a second idle (idle_in_transaction_session_timeout),
+// and a writer waiting for the rows gives up after two (lock_timeout).
+// SQLite (a file in the campaign directory) is written by the hub for the
+// workers, on one connection: its one write lock covers the whole file and
+// nothing would end a stopped process's transaction. After the run the
+// campaign reads every committed row back into the history (EvCommitted,
+// in each resource's commit order), and the checker decides from those
+// rows, not from anyone's verdicts, which writes were accepted and in
+// which order (the register row's lock orders them whatever the fence
+// does).
 //
 // The nemesis, in three lanes (worker faults, ensemble faults, the
 // operator), one fault at a time per lane, always the kind injected least
@@ -99,8 +122,15 @@
 //     resources a session timeout later (not all-or-nothing);
 //   - a holder whose node the operator deleted that went on holding for
 //     more than DeleteNotice (1s), unless paused or cut off;
+//   - a stale write committed: per resource in the store's order, a
+//     writer's write accepted below the token of a writer accepted before
+//     it (in memory a reader's too, at or below it);
 //   - a store history that porcupine finds no sequential fenced register
 //     for (the verdicts recorded must be the specification's);
+//   - in a database, rows that contradict their writers (a write told it
+//     committed with no row, a write the fence refused with one) or
+//     themselves, rows not read back, and a write that failed with an
+//     error neither the fence nor the database's timeouts explain;
 //   - a liveness figure over its target (see FigHandOff, FigFreeSlot,
 //     FigHeal, FigTry, FigLeaderless): release to next holder and a free
 //     slot left unclaimed ≤ 1s outside faults, heal to each hit worker's

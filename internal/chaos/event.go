@@ -17,7 +17,8 @@ const (
 	EvAcquired      = "acquired"       // it returned a lease: Token, Session; T is when it returned
 	EvAcquireFailed = "acquire-failed" // it returned an error: Outcome, Err
 	EvHung          = "hung"           // it had not returned HangGrace after its deadline
-	EvWrite         = "write"          // the store's verdict on a fenced write: Token, Sent, Accepted, Max
+	EvWrite         = "write"          // the store's verdict on a fenced write: Token, Sent, Called, Accepted, Max; in a database store, the writer's report: WriteID, Outcome
+	EvCommitted     = "committed"      // a committed row of a database store, read back after the run: WriteID, Resource, Order, Token, Mode, Proc, Op, Sent
 	EvLost          = "lost"           // the lease's Done fired without a release: T is when the worker saw it
 	EvRelease       = "release"        // the holder stopped acting and called Release
 	EvReleased      = "released"       // Release returned: Outcome, Err
@@ -100,6 +101,13 @@ type Event struct {
 	// a new node before it held (its first node deleted, or its session
 	// expired): the case of issue #18's two holders.
 	Requeued bool `json:"requeued,omitempty"`
+	// WriteID (EvWrite, EvCommitted) names a write to a database store:
+	// its writer's report and its committed row carry the same.
+	WriteID int64 `json:"wid,omitempty"`
+	// Order (EvCommitted) is the row's place in its resource's commit
+	// order: 1, 2, ... (the version of the resource's register row that
+	// its transaction wrote).
+	Order int64 `json:"n,omitempty"`
 }
 
 // Time returns T as a time.Time.
@@ -129,8 +137,14 @@ func (e Event) String() string {
 	if e.Token != 0 {
 		s += fmt.Sprintf(" token=%#x", e.Token)
 	}
-	if e.Kind == EvWrite {
+	switch e.Kind {
+	case EvWrite:
 		s += fmt.Sprintf(" accepted=%t max=%#x sent=%s", e.Accepted, e.Max, time.Unix(0, e.Sent).Format("15:04:05.000000"))
+	case EvCommitted:
+		s += fmt.Sprintf(" n=%d sent=%s", e.Order, time.Unix(0, e.Sent).Format("15:04:05.000000"))
+	}
+	if e.WriteID != 0 {
+		s += fmt.Sprintf(" wid=%#x", e.WriteID)
 	}
 	if e.Session != 0 {
 		s += fmt.Sprintf(" session=%#x", e.Session)

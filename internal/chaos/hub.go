@@ -28,7 +28,8 @@ type hub struct {
 	out     *bufio.Writer
 	file    *os.File
 	werr    error
-	store   Store
+	store   Store                     // the store in memory, or
+	db      *sqlStore                 // the store in a database that the hub writes for the workers (SQLite)
 	holding map[int]map[int64]holding // proc -> op, for leases not yet ended
 	server  map[int]int               // proc -> ensemble member its session was last on
 	load    *loadSpec                 // each worker's share of the load phase, once it began
@@ -48,7 +49,12 @@ type writeRequest struct {
 	Token    int64  `json:"token"`
 	Mode     string `json:"mode,omitempty"`
 	Sent     int64  `json:"sent"`
+	ID       int64  `json:"wid,omitempty"` // unique in the campaign: the writer's Proc and a counter (writeID)
 }
+
+// writeID names a worker's n-th write to a database store: unique in the
+// campaign, since Proc is.
+func writeID(proc int, n int64) int64 { return int64(proc)<<32 | n }
 
 // holding is a lease the nemesis may aim at.
 type holding struct {
@@ -102,6 +108,12 @@ func (h *hub) handleWrite(w http.ResponseWriter, r *http.Request) {
 	var req writeRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Resource == "" || req.Token == 0 {
 		http.Error(w, "bad write request", http.StatusBadRequest)
+		return
+	}
+	if h.db != nil {
+		e := h.record(dbWrite(r.Context(), h.db, req))
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(writeResponse{Accepted: e.Accepted, Max: e.Max, Seq: e.Seq})
 		return
 	}
 	h.mu.Lock()

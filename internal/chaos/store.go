@@ -2,13 +2,18 @@ package chaos
 
 import "sync"
 
-// Store is the fenced store the workers' critical sections write to. The
-// campaign's is in memory (memStore); another (a real database, say) only
-// has to give the same verdicts: the checker verifies, with porcupine, that
-// the verdicts recorded in the history are those of a sequential fenced
-// register taken in an order consistent with real time (see
-// checkStoreLinearizable), so a store that reorders or loses writes fails
-// the campaign instead of fooling it.
+// Store is the fenced store in the campaign process, which the hub calls
+// under its lock on each worker's write, so that the history's order is
+// the store's. The campaign's is in memory (memStore); the checker
+// verifies, with porcupine, that the verdicts recorded in the history are
+// those of a sequential fenced register taken in an order consistent with
+// real time (see checkStoreHistory), so a store that reorders or loses
+// writes fails the campaign instead of fooling it.
+//
+// A store in a real database (Config.Store) is not a Store: its writes are
+// transactions through package fence (sqlStore), and the checker takes
+// what was accepted, and in which order, from the rows the database
+// committed, not from anyone's verdicts.
 type Store interface {
 	// Write judges a write of a lease with token tok on resource, in mode:
 	// ModeExclusive (writers of exclusive, write, election and
@@ -46,14 +51,14 @@ func (s *memStore) Write(resource, mode string, tok int64) (bool, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.state[resource]
-	next, ok := fence(st, mode, tok)
+	next, ok := memFenceSpec(st, mode, tok)
 	s.state[resource] = next
 	return ok, st.All
 }
 
-// fence is the fenced register's sequential specification: the verdict on
-// a write and the state after it.
-func fence(st fenceState, mode string, tok int64) (fenceState, bool) {
+// memFenceSpec is the in-memory fenced register's sequential
+// specification: the verdict on a write and the state after it.
+func memFenceSpec(st fenceState, mode string, tok int64) (fenceState, bool) {
 	var ok bool
 	switch mode {
 	case ModeRead:
@@ -70,4 +75,22 @@ func fence(st fenceState, mode string, tok int64) (fenceState, bool) {
 		st.All = max(st.All, tok)
 	}
 	return st, ok
+}
+
+// dbFenceSpec is the specification of the store in a database: package
+// fence's table keeps, per resource, the largest token of an accepted
+// writer and refuses a writer below it (fence.Guard); readers and
+// semaphore holders are not fenced (fence refuses their leases as
+// unfenceable: several hold at once), so their writes are always
+// accepted and move nothing.
+func dbFenceSpec(st fenceState, mode string, tok int64) (fenceState, bool) {
+	if mode == ModeRead || mode == ModeSemaphore {
+		return st, true
+	}
+	if tok < st.Writers {
+		return st, false
+	}
+	st.Writers = tok
+	st.All = max(st.All, tok)
+	return st, true
 }

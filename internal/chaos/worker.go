@@ -45,6 +45,12 @@ type workerSpec struct {
 	Multi     [][]string `json:"multi,omitempty"`     // overlapping sets for AcquireAll
 	Probe     bool       `json:"probe,omitempty"`     // a lane of try-acquires on the exclusive resources
 	Load      *loadSpec  `json:"load,omitempty"`      // the load phase, when on from the start
+	// Store is the campaign's store (StoreMemory when empty). With
+	// StoreDSN the worker writes to it itself, with at most StoreConns
+	// connections; otherwise through the hub.
+	Store      string `json:"store,omitempty"`
+	StoreDSN   string `json:"store_dsn,omitempty"`
+	StoreConns int    `json:"store_conns,omitempty"`
 }
 
 // semSpec is a semaphore resource and its limit.
@@ -76,6 +82,9 @@ type worker struct {
 	held map[string]map[*heldLease]bool // leases of the lanes, by resource
 
 	requeues *requeues // acquires of the worker's Client that queued again
+
+	db   *sqlStore    // the store in a database, when the worker writes to it itself
+	wids atomic.Int64 // writes to a database store so far (writeID)
 }
 
 // heldLease is a lease of one lane; its loss is reported once, after its
@@ -140,6 +149,16 @@ func runWorker(raw string) int {
 		}
 	}()
 
+	if spec.StoreDSN != "" {
+		db, err := openSQLStore(spec.Store, spec.StoreDSN, max(spec.StoreConns, 1))
+		if err != nil {
+			w.send(Event{Kind: EvExit, Outcome: "store-failed", Err: err.Error()})
+			fmt.Fprintln(os.Stderr, "chaos worker:", err)
+			return 1
+		}
+		defer db.Close()
+		w.db = db
+	}
 	if err := w.connect(ctx); err != nil {
 		w.send(Event{Kind: EvExit, Outcome: "connect-failed", Err: err.Error()})
 		fmt.Fprintln(os.Stderr, "chaos worker:", err)
@@ -324,9 +343,19 @@ func outcome(err error) string {
 	return "error" // a violation (VUnexpectedError)
 }
 
-// write sends a fenced write to the store and returns its verdict.
+// write sends a fenced write to the store and returns its verdict: to the
+// hub, or, when the worker writes to the store's database itself, as a
+// transaction of its own, which it then reports.
 func (w *worker) write(op int64, r string, tok int64, mode string) bool {
 	req := writeRequest{Proc: w.spec.Proc, Slot: w.spec.Slot, Op: op, Resource: r, Token: tok, Mode: mode, Sent: time.Now().UnixNano()}
+	if w.spec.Store != "" && w.spec.Store != StoreMemory {
+		req.ID = writeID(w.spec.Proc, w.wids.Add(1))
+	}
+	if w.db != nil {
+		e := dbWrite(context.Background(), w.db, req)
+		w.send(e)
+		return e.Accepted
+	}
 	var resp writeResponse
 	w.post("/write", req, &resp)
 	return resp.Accepted

@@ -1,0 +1,189 @@
+package chaos
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// storeWrite is a write as the checker judges it: whether the store
+// accepted it, and where in the store's order.
+type storeWrite struct {
+	Event       // EvWrite; Accepted is the store's (in a database: its row committed)
+	pos   int64 // its place in the store's order, for accepted writes: the history's Seq in memory, a rank by resource and commit order in a database
+}
+
+// refused reports whether the store's fence refused the write: in memory,
+// any write not accepted; in a database, one fence.Guard refused (a write
+// the database failed for another reason was neither accepted nor
+// refused).
+func (w storeWrite) refused() bool {
+	return !w.Accepted && (w.Outcome == "" || w.Outcome == WriteStale)
+}
+
+// storeWrites returns the store's writes: the accepted ones in the
+// store's order, then the others in the history's.
+//
+// In memory, the hub's verdicts are the store's, and the history's order
+// (Seq) is the store's order.
+//
+// In a database, the committed rows (EvCommitted, read back after the
+// run) decide: a write is accepted if and only if its row committed, and
+// the accepted writes of a resource are in the order of their rows'
+// versions (the register row's lock serialized them, whether or not the
+// fence did). A row whose writer never reported (killed after its commit)
+// is accepted all the same. The writers' reports give the times; where
+// they contradict the rows (a write told it committed with no row, a
+// write the fence refused with one) the store is not what the checker
+// relies on: VStoreMismatch.
+func (c *checker) storeWrites() []storeWrite {
+	var acc, other []storeWrite
+	if !c.db {
+		for _, e := range c.evs {
+			if e.Kind != EvWrite {
+				continue
+			}
+			if e.Accepted {
+				acc = append(acc, storeWrite{Event: e, pos: e.Seq})
+			} else {
+				other = append(other, storeWrite{Event: e})
+			}
+		}
+		return append(acc, other...)
+	}
+	d := c.rep.database()
+	d.Store = c.p.Store
+	rows := map[int64]Event{}
+	var order []int64 // the rows' write ids, in the history's order
+	read := false
+	for _, e := range c.evs {
+		switch {
+		case e.Kind == EvCommitted:
+			if _, dup := rows[e.WriteID]; !dup {
+				order = append(order, e.WriteID)
+			}
+			rows[e.WriteID] = e
+		case e.Kind == EvNote && e.Outcome == NoteStoreRead:
+			read = true
+		case e.Kind == EvNote && e.Outcome == NoteStoreUnread:
+			c.violation(VStoreMismatch, "", "the store's committed rows could not be read back: "+e.Err, e.T, e.T)
+		case e.Kind == EvNote && e.Outcome == NoteStoreInconsistent:
+			c.violation(VStoreMismatch, "", "the store's rows contradict themselves: "+e.Detail, e.T, e.T)
+		}
+	}
+	if !read {
+		c.violation(VStoreMismatch, "", "the history has no read-back of the store's committed rows: what was accepted is unknown", c.lastT, c.lastT)
+	}
+	d.Rows = len(rows)
+	reported := map[int64]bool{}
+	for _, e := range c.evs {
+		if e.Kind != EvWrite {
+			continue
+		}
+		d.Outcomes[e.Outcome]++
+		row, ok := rows[e.WriteID]
+		if e.WriteID == 0 {
+			ok = false
+		}
+		switch {
+		case ok && (row.Resource != e.Resource || row.Token != e.Token || row.Proc != e.Proc || row.Op != e.Op):
+			c.mismatch(e, fmt.Sprintf("write %#x of %s (token %#x) committed as a row of proc %d op %d on %s (token %#x)",
+				e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token, row.Proc, row.Op, row.Resource, row.Token))
+		case ok && e.Outcome == WriteStale:
+			c.mismatch(e, fmt.Sprintf("the fence refused write %#x of %s (token %#x), yet its row committed", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token))
+		case !ok && e.Outcome == WriteCommitted:
+			c.mismatch(e, fmt.Sprintf("write %#x of %s (token %#x) was told it committed, and no row of it is in the store", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token))
+		case !ok && e.Outcome == WriteError:
+			c.violation(VStoreError, e.Resource, fmt.Sprintf("write %#x of %s (token %#x) failed: %s", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token, e.Err),
+				e.Called, e.T, leaseKey{e.Proc, e.Op, e.Resource})
+		}
+		if e.Outcome == WriteAborted && c.pausedDuring(e.Proc, e.Called, e.T) {
+			d.PausedAborted++
+		}
+		e.Accepted = ok
+		if !ok {
+			other = append(other, storeWrite{Event: e})
+			continue
+		}
+		reported[e.WriteID] = true
+		acc = append(acc, storeWrite{Event: e, pos: row.Order})
+	}
+	for _, id := range order {
+		if reported[id] {
+			continue
+		}
+		row := rows[id]
+		end, ok := c.died[row.Proc]
+		if !ok {
+			end = c.lastT
+		}
+		d.Outcomes[WriteUnreported]++
+		acc = append(acc, storeWrite{Event: Event{Kind: EvWrite, T: end, Called: row.Sent, Sent: row.Sent, Proc: row.Proc, Slot: row.Slot, Op: row.Op,
+			Resource: row.Resource, Mode: row.Mode, Token: row.Token, WriteID: id, Accepted: true, Outcome: WriteUnreported}, pos: row.Order})
+	}
+	slices.SortStableFunc(acc, func(a, b storeWrite) int {
+		return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.pos, b.pos))
+	})
+	for i := range acc {
+		acc[i].pos = int64(i + 1)
+	}
+	return append(acc, other...)
+}
+
+func (c *checker) mismatch(e Event, detail string) {
+	c.rep.database().Mismatches++
+	c.violation(VStoreMismatch, e.Resource, detail, e.Called, e.T, leaseKey{e.Proc, e.Op, e.Resource})
+}
+
+// checkStaleCommitted verifies, per resource in the store's order, that
+// no fenced write was accepted with a token below that of a writer
+// accepted before it: the one thing a fence exists to refuse. A writer
+// (exclusive, write, leader, AcquireAll part) is fenced by the writers
+// before it; in memory a reader is too (at or below a writer's token), in
+// a database it is not (package fence refuses read leases: several hold
+// at once) and checkSharedWrites judges it.
+func (c *checker) checkStaleCommitted() {
+	top := map[string]storeWrite{} // the accepted writer with the largest token so far
+	for _, w := range c.writes {
+		if !w.Accepted {
+			break
+		}
+		mode := storeModeOf(w.Mode)
+		t, seen := top[w.Resource]
+		stale := seen && (fenced(mode) && w.Token < t.Token || mode == ModeRead && !c.db && w.Token <= t.Token)
+		if stale {
+			c.rep.Stale.Committed++
+			k, tk := leaseKey{w.Proc, w.Op, w.Resource}, leaseKey{t.Proc, t.Op, t.Resource}
+			c.violation(VStaleCommitted, w.Resource, fmt.Sprintf("%v (token %#x) had a write accepted after %v (token %#x) had: a stale write got through the fence",
+				k, w.Token, tk, t.Token), min(t.T, w.T), max(t.T, w.T), k, tk)
+			continue
+		}
+		if fenced(mode) && (!seen || w.Token > t.Token) {
+			top[w.Resource] = w
+		}
+	}
+}
+
+// DBStats is what became of the writes to a store in a database.
+type DBStats struct {
+	Store string `json:"store"`
+	// Rows is the number of committed rows read back: the accepted writes.
+	Rows int `json:"rows"`
+	// Outcomes counts the writes by what their writer was told
+	// (WriteCommitted, WriteStale, WriteAborted, ...), and the rows no
+	// writer reported (WriteUnreported).
+	Outcomes map[string]int `json:"outcomes"`
+	// PausedAborted counts transactions the database ended while their
+	// writer was stopped inside them (idle in transaction past its
+	// timeout: the writer, paused, held the resource's rows).
+	PausedAborted int `json:"paused_aborted"`
+	// Mismatches counts writes whose report and row disagree.
+	Mismatches int `json:"mismatches"`
+}
+
+func (r *Report) database() *DBStats {
+	if r.Database == nil {
+		r.Database = &DBStats{Outcomes: map[string]int{}}
+	}
+	return r.Database
+}

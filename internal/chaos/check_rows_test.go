@@ -1,0 +1,149 @@
+package chaos_test
+
+import (
+	"testing"
+
+	"github.com/zklockkit/zklockkit/internal/chaos"
+)
+
+// dbParams judges histories of a campaign whose store was PostgreSQL.
+var dbParams = func() chaos.Params { p := params; p.Store = chaos.StorePostgres; return p }()
+
+func wid(proc int, n int64) int64 { return int64(proc)<<32 | n }
+
+// dbWrite adds a writer's report of a write to a database store: sent and
+// begun at t, answered at t+1.
+func (h *history) dbWrite(proc int, op int64, r, mode string, token int64, t int, outcome string, n int64) *history {
+	return h.add(chaos.Event{Kind: chaos.EvWrite, T: at(t + 1), Called: at(t), Sent: at(t), Proc: proc, Op: op, Resource: r, Mode: mode,
+		Token: token, Accepted: outcome == chaos.WriteCommitted, Outcome: outcome, WriteID: wid(proc, n)})
+}
+
+// row adds a committed row, read back after the run: the n-th version of
+// r, written by proc's write n.
+func (h *history) row(proc int, op int64, r, mode string, token int64, sent int, n, version int64) *history {
+	return h.add(chaos.Event{Kind: chaos.EvCommitted, T: at(9000), Proc: proc, Op: op, Resource: r, Mode: mode, Token: token,
+		Sent: at(sent), WriteID: wid(proc, n), Order: version})
+}
+
+func (h *history) readBack() *history {
+	return h.add(chaos.Event{Kind: chaos.EvNote, T: at(9001), Outcome: chaos.NoteStoreRead})
+}
+
+// overtaken is a holder (proc 1, token 10) paused before its first
+// write, overtaken by proc 2 (token 20), which writes (the first row of
+// r), and then sending its late write (outcome as its writer was told).
+func overtaken(r, mode string, late string) *history {
+	h := &history{}
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(0), Proc: 1, Op: 1, Resource: r, Mode: mode, Token: 10})
+	h.add(chaos.Event{Kind: chaos.EvFault, T: at(10), Fault: string(chaos.FaultPause), FaultID: 1, Proc: 1})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(3500), Proc: 2, Op: 1, Resource: r, Mode: chaos.ModeWrite, Token: 20})
+	h.dbWrite(2, 1, r, chaos.ModeExclusive, 20, 3501, chaos.WriteCommitted, 1)
+	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(3600), Proc: 2, Op: 1, Resource: r, Mode: chaos.ModeWrite})
+	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(5000), FaultID: 1})
+	if late != "" {
+		h.dbWrite(1, 1, r, storeMode(mode), 10, 5001, late, 1)
+	}
+	h.add(chaos.Event{Kind: chaos.EvLost, T: at(5003), Proc: 1, Op: 1, Resource: r, Err: `zklock: lease on "a" lost: session_unverified`})
+	return h.row(2, 1, r, chaos.ModeExclusive, 20, 3501, 1, 1)
+}
+
+// The database refused the paused holder's late write: no row of it, and
+// no violation; the refusal is counted as fencing's.
+func TestCheckDatabaseRefusedStaleWrite(t *testing.T) {
+	r := chaos.Check(overtaken("a", chaos.ModeExclusive, chaos.WriteStale).readBack().evs, dbParams)
+	wantViolations(t, r)
+	if r.Stale.RejectedPaused != 1 || r.Stale.Committed != 0 || r.PausedOverlaps != 1 || r.Database == nil || r.Database.Rows != 1 ||
+		r.Database.Outcomes[chaos.WriteStale] != 1 || r.Writes.Accepted != 1 {
+		t.Fatalf("stale %+v, paused overlaps %d, database %+v, writes %+v", r.Stale, r.PausedOverlaps, r.Database, r.Writes)
+	}
+}
+
+// A committed row from a stale token is the violation the campaign's
+// database mode is there to find, whatever the writer was told: the rows
+// decide.
+func TestCheckDatabaseStaleWriteCommitted(t *testing.T) {
+	r := chaos.Check(overtaken("a", chaos.ModeExclusive, chaos.WriteCommitted).row(1, 1, "a", chaos.ModeExclusive, 10, 5001, 1, 2).readBack().evs, dbParams)
+	wantViolations(t, r, chaos.VStaleCommitted, chaos.VStoreHistory)
+	if r.Stale.Committed != 1 || r.Stale.Rejected != 0 {
+		t.Fatalf("stale %+v", r.Stale)
+	}
+
+	// Told it was refused, yet its row is there: committed all the same.
+	r = chaos.Check(overtaken("a", chaos.ModeExclusive, chaos.WriteStale).row(1, 1, "a", chaos.ModeExclusive, 10, 5001, 1, 2).readBack().evs, dbParams)
+	wantViolations(t, r, chaos.VStoreMismatch, chaos.VStaleCommitted, chaos.VStoreHistory)
+	if r.Stale.Committed != 1 || r.Stale.Rejected != 0 || r.Database.Mismatches != 1 {
+		t.Fatalf("stale %+v, database %+v", r.Stale, r.Database)
+	}
+
+	// Its writer killed before it could report: the row alone counts.
+	r = chaos.Check(overtaken("a", chaos.ModeExclusive, "").row(1, 1, "a", chaos.ModeExclusive, 10, 5001, 1, 2).readBack().evs, dbParams)
+	wantViolations(t, r, chaos.VStaleCommitted, chaos.VStoreHistory)
+	if r.Database.Outcomes[chaos.WriteUnreported] != 1 {
+		t.Fatalf("database %+v", r.Database)
+	}
+}
+
+// Told it committed, with no row: not accepted, and the store is not what
+// the checker relies on.
+func TestCheckDatabaseCommitWithoutRow(t *testing.T) {
+	r := chaos.Check(overtaken("a", chaos.ModeExclusive, chaos.WriteCommitted).readBack().evs, dbParams)
+	wantViolations(t, r, chaos.VStoreMismatch)
+	if r.Writes.Accepted != 1 || r.Stale.Committed != 0 || r.Stale.Rejected != 0 {
+		t.Fatalf("writes %+v, stale %+v", r.Writes, r.Stale)
+	}
+}
+
+// The store's order is the rows': two holders one after the other, whose
+// writes the database committed in the other order, let a stale write
+// through; the same reports with the store in memory are fine.
+func TestCheckDatabaseOrderIsTheRows(t *testing.T) {
+	h := &history{}
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(0), Proc: 1, Op: 1, Resource: "a", Token: 10})
+	h.dbWrite(1, 1, "a", chaos.ModeExclusive, 10, 1, chaos.WriteCommitted, 1)
+	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(50), Proc: 1, Op: 1, Resource: "a"})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(60), Proc: 2, Op: 1, Resource: "a", Token: 20})
+	h.dbWrite(2, 1, "a", chaos.ModeExclusive, 20, 61, chaos.WriteCommitted, 1)
+	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(90), Proc: 2, Op: 1, Resource: "a"})
+	inMemory := append([]chaos.Event(nil), h.evs...)
+	inMemory[4].Max = 10 // the store in memory says what it held before
+	wantViolations(t, chaos.Check(inMemory, params))
+
+	// (The verdicts alone, each in its writer's interval, fit a fenced
+	// register: only the rows' order shows the stale write.)
+	h.row(2, 1, "a", chaos.ModeExclusive, 20, 61, 1, 1).row(1, 1, "a", chaos.ModeExclusive, 10, 1, 1, 2).readBack()
+	r := chaos.Check(h.evs, dbParams)
+	wantViolations(t, r, chaos.VStaleCommitted)
+
+	// In the rows' order, as the database committed them: fine.
+	h.evs = h.evs[:len(inMemory)]
+	h.row(1, 1, "a", chaos.ModeExclusive, 10, 1, 1, 1).row(2, 1, "a", chaos.ModeExclusive, 20, 61, 1, 2).readBack()
+	wantViolations(t, chaos.Check(h.evs, dbParams))
+}
+
+// Readers are not fenced in a database (package fence refuses read
+// leases): a paused reader's late write commits, and is counted as one no
+// token can fence. The store in memory fences readers: there the same
+// accepted write is a stale one.
+func TestCheckDatabaseReaderUnfenced(t *testing.T) {
+	h := overtaken("rw-0", chaos.ModeRead, chaos.WriteCommitted).row(1, 1, "rw-0", chaos.ModeRead, 10, 5001, 1, 2).readBack()
+	r := chaos.Check(h.evs, dbParams)
+	wantViolations(t, r)
+	if r.Stale.Unfenced != 1 || r.Stale.Committed != 0 {
+		t.Fatalf("stale %+v", r.Stale)
+	}
+	r = chaos.Check(h.evs, params)
+	wantViolations(t, r, chaos.VStaleCommitted, chaos.VStoreHistory)
+}
+
+// Without the rows read back, nothing can be judged; a write the database
+// failed for no reason a fault explains is a violation of its own.
+func TestCheckDatabaseUnreadAndErrors(t *testing.T) {
+	wantViolations(t, chaos.Check(overtaken("a", chaos.ModeExclusive, chaos.WriteStale).evs, dbParams), chaos.VStoreMismatch)
+	r := chaos.Check(overtaken("a", chaos.ModeExclusive, chaos.WriteError).readBack().evs, dbParams)
+	wantViolations(t, r, chaos.VStoreError)
+	r = chaos.Check(overtaken("a", chaos.ModeExclusive, chaos.WriteAborted).readBack().evs, dbParams)
+	wantViolations(t, r)
+	if r.Database.PausedAborted != 0 || r.Stale.Rejected != 0 {
+		t.Fatalf("database %+v, stale %+v", r.Database, r.Stale)
+	}
+}
