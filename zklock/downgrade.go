@@ -20,8 +20,11 @@ import (
 // If a writer is queued behind the lease, the new read node would come after
 // it, and deleting the write node would let that writer in first: Downgrade
 // then deletes the read node, keeps the write lease, and returns an error
-// matching ErrDowngradeBlocked. Upgrading read to write is not offered: it
-// deadlocks in every read/write lock recipe.
+// matching ErrDowngradeBlocked. If the session is lost before the write
+// node is gone (the delete waited out a partition), the read lease made
+// meanwhile is lost too: neither lease is held, and the error matches
+// ErrLeaseLost. Upgrading read to write is not offered: it deadlocks in
+// every read/write lock recipe.
 func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	st := l.st
 	if l.released.Load() {
@@ -116,5 +119,13 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 		c.log.Warn("zklock: downgrade: write node not yet deleted", "node", old.path, "err", err)
 	}
 	c.kick()
-	return &Lease{st: rs}, nil
+	read := &Lease{st: rs}
+	if err := read.Err(); err != nil {
+		// The write node's delete waited for ZooKeeper (a partition, a
+		// lost reply) while the session went unverified or expired: the
+		// read lease was lost before the caller had it, and a writer may
+		// have come in since. Neither lease is held.
+		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+	}
+	return read, nil
 }

@@ -1,0 +1,62 @@
+package zklock_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// A Downgrade whose delete of the write node waits out the session (the
+// delete's reply lost, reconnects refused) must not hand out the read lease
+// it made meanwhile: that lease was lost before the caller had it, and a
+// writer may have come in since. The chaos campaign caught it returning
+// such a lease (a blackhole of the worker during the delete).
+func TestIntegration_DowngradeLostWhileReleasingTheWriteLease(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	p := newProxy(t)
+	c := newClientAt(t, p.Addr(), root)
+	other := newClient(t, root)
+	w, err := c.Acquire(ctx, "r", zklock.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.RejectNew(true) // the connection in use carries on; a reconnect is refused
+	lost := p.LoseReply(zktest.OpDelete)
+	healed := make(chan struct{})
+	go func() {
+		defer close(healed)
+		select {
+		case <-lost:
+			time.Sleep(testSessionTimeout + time.Second) // the server expires the session
+		case <-ctx.Done():
+		}
+		p.RejectNew(false)
+	}()
+	start := time.Now()
+	r, err := w.Downgrade(ctx)
+	took := time.Since(start)
+	select {
+	case <-lost:
+	default:
+		t.Fatal("the write node's delete never lost its reply: the test did not set up its case")
+	}
+	if err == nil {
+		t.Fatalf("Downgrade returned a read lease after %v whose Err is %v; want an error matching ErrLeaseLost", took, r.Err())
+	}
+	if !errors.Is(err, zklock.ErrLeaseLost) {
+		t.Fatalf("Downgrade = %v; want an error matching ErrLeaseLost", err)
+	}
+	<-healed
+	// The session is gone with both nodes: a writer gets in at once.
+	l, err := other.TryAcquire(ctx, "r", zklock.Write)
+	if err != nil {
+		t.Fatalf("another client's TryAcquire after the failed Downgrade: %v", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
