@@ -331,7 +331,11 @@ func (c *Client) ensureQueue(ctx context.Context, parent string, queueData []byt
 		}
 	}
 	if errors.Is(err, zk.ErrNoNode) {
-		return mapErr(err) // an ancestor deleted again meanwhile
+		// An ancestor is still missing: a connection lost while it was
+		// checked or made left it unmade (makeNode takes the node for
+		// made once the connection is back), or someone deleted it
+		// again. The caller's create tells, and comes back here.
+		return nil
 	}
 	return err
 }

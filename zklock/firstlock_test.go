@@ -1,9 +1,12 @@
 package zklock_test
 
 import (
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
 )
 
 // The first lock of a resource makes its queue with one create, whatever
@@ -53,5 +56,36 @@ func TestIntegration_FirstLockOfAQueue(t *testing.T) {
 		if err != nil || !ok || st.EphemeralOwner != 0 {
 			t.Errorf("%s: exists %v, %+v, %v; want a persistent node", p, ok, st, err)
 		}
+	}
+}
+
+// A connection lost while the first lock makes a missing ancestor leaves
+// that ancestor unmade (the read that checks for it lost its reply); the
+// acquire must make it on its next try, not fail with ZooKeeper's NoNode.
+// The chaos smoke run caught it: the first acquires of a campaign, under a
+// root not yet made, failed with "zk: node does not exist" during a fault.
+func TestIntegration_FirstLockSurvivesALostReplyWhileMakingAncestors(t *testing.T) {
+	top := "/zkfirst-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	root := top + "/deep"
+	p := newProxy(t)
+	c := newClientAt(t, p.Addr(), root)
+	ctx := testCtx(t)
+	t.Cleanup(func() {
+		for _, n := range []string{root + "/r", root, top} {
+			_ = c.Conn().Delete(n, -1)
+		}
+	})
+	lost := p.LoseReply(zktest.OpExists) // the check for the missing top
+	l, err := c.Acquire(ctx, "r")
+	select {
+	case <-lost:
+	default:
+		t.Fatal("no Exists reply was lost: the test did not set up its case")
+	}
+	if err != nil {
+		t.Fatalf("first lock under a missing root, a reply lost while making it: %v", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
