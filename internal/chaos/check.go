@@ -78,6 +78,7 @@ const (
 	VLeftover         = "acquire-all-leftover"        // a failed AcquireAll left a node with its client: not all-or-nothing
 	VStoreMismatch    = "store-mismatch"              // a database store's rows contradict its writers or themselves, or were not read back
 	VStoreError       = "store-error"                 // a write to a database store failed with an error neither the fence nor the database's timeouts explain
+	VDivergence       = "server-divergence"           // two ensemble members disagreed on a lock znode after a sync: a ZooKeeper fault, not zklock's
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )

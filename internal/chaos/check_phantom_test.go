@@ -241,3 +241,58 @@ func TestReportPhantomTable(t *testing.T) {
 		t.Fatalf("table:\n%s", b.String())
 	}
 }
+
+// queuesOn adds a queue snapshot of member server begun at ms.
+func (h *history) queuesOn(ms, server int, owners map[string]int64) *history {
+	return h.add(chaos.Event{Kind: chaos.EvQueues, T: at(ms), End: at(ms + 5), Owners: owners, Server: server})
+}
+
+// The phantom of a long run, as the members show it in turn: zk1 lists a
+// node that zk2 and zk3, synced in between, do not. That is the ensemble
+// diverging (a sequential node never comes back once deleted), one
+// server-divergence verdict, and not a phantom of zklock's.
+func TestCheckDivergence(t *testing.T) {
+	h := phantomHistory()
+	for ms := 0; ms <= 12000; ms += 1000 {
+		owners := map[string]int64{otherPath: session2}
+		server := ms/1000%3 + 1
+		if server == 1 {
+			owners[phantomPath] = session1
+		}
+		h.queuesOn(ms, server, owners)
+	}
+	h.reports(100, 12100, session1)
+	r := chaos.Check(h.evs, params)
+	wantViolations(t, r, chaos.VDivergence)
+	v := r.Violations[0]
+	for _, want := range []string{phantomPath, "session 0x100", "listed by zk1", "not by zk2", "ZooKeeper fault"} {
+		if !strings.Contains(v.Detail, want) {
+			t.Errorf("detail lacks %q: %s", want, v.Detail)
+		}
+	}
+	if r.Phantom.Divergent != 1 || r.Phantom.Phantoms != 0 {
+		t.Fatalf("phantom check: %+v", r.Phantom)
+	}
+}
+
+// A node missing from a listing that overlaps its first or last sighting
+// is no divergence: it may have been created during the one listing, or
+// deleted during the other, and a node listed once, then never again, was
+// deleted. Only a listing wholly between two that show it counts.
+func TestCheckDivergenceOnlyBetweenSightings(t *testing.T) {
+	node := map[string]int64{phantomPath: session1, otherPath: session2}
+	none := map[string]int64{otherPath: session2}
+	h := phantomHistory().
+		queuesOn(0, 2, none).                                                                        // before it was made
+		queuesOn(1000, 1, node).                                                                     // first sighting, ends at 1005
+		add(chaos.Event{Kind: chaos.EvQueues, T: at(1003), End: at(1500), Owners: none, Server: 3}). // overlaps the first sighting
+		add(chaos.Event{Kind: chaos.EvQueues, T: at(1900), End: at(2100), Owners: none, Server: 2}). // overlaps the last sighting
+		queuesOn(2000, 1, node).                                                                     // last sighting
+		queuesOn(3000, 2, none)                                                                      // after it was deleted
+	h.local(1200, 1, session1, phantomPath).local(2100, 1, session1, phantomPath)
+	r := chaos.Check(h.evs, params)
+	wantViolations(t, r)
+	if r.Phantom.Divergent != 0 {
+		t.Fatalf("phantom check: %+v", r.Phantom)
+	}
+}

@@ -149,6 +149,11 @@
 //     session timeouts) or longer — a node the client lost track of, which
 //     blocks the queue until the session ends (time when the worker was
 //     stopped or the ensemble could not be read does not count);
+//   - server divergence: a znode that a synced snapshot left out although
+//     snapshots before and after it listed it. The snapshots read every
+//     member in turn; a sequential node never comes back once deleted, so
+//     the members disagree on what was committed: a ZooKeeper fault, judged
+//     apart from phantoms (VDivergence);
 //   - orphan lock znodes after the run, acquires that returned more than
 //     HangGrace after their deadline, worker crashes.
 //

@@ -70,7 +70,22 @@ func TestIntegration_SnapshotQueues(t *testing.T) {
 		t.Fatalf("%d snapshots after stop, %d before", m, n)
 	}
 	hist := h.history()
-	if last := hist[len(hist)-1]; last.Kind != EvNote || !strings.HasPrefix(last.Detail, "queue snapshots: ") {
+	if last := hist[len(hist)-1]; last.Kind != EvNote || !strings.HasPrefix(last.Detail, "queue snapshots of zk1: ") {
 		t.Fatalf("last event: %v", last)
 	}
+}
+
+// Each member is read in turn, on a connection of its own: here one server
+// stands for two members, and both take their turns.
+func TestIntegration_SnapshotQueuesEveryMember(t *testing.T) {
+	s := startServer(t)
+	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	stop := snapshotQueues([]string{s.Addr(), s.Addr()}, "/root", h, 50*time.Millisecond)
+	defer stop()
+	waitFor(t, h, EvQueues, func(e Event) bool { return e.Server == 1 })
+	waitFor(t, h, EvQueues, func(e Event) bool { return e.Server == 2 })
 }

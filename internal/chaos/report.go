@@ -366,6 +366,7 @@ func (r *Report) WriteTable(w io.Writer) {
 		coverage = "**NOTHING COMPARED**: " + coverage
 	}
 	row("phantom check coverage", coverage, "> 0 each")
+	row("lock znodes the ensemble's members disagreed on after a sync (ZooKeeper divergence)", fmt.Sprint(pc.Divergent), "0")
 	nl := r.NetworkLoss
 	pct := 100.0
 	if nl.N > 0 {
