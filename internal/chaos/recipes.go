@@ -317,7 +317,21 @@ func (ln *lane) downgrade(ctx context.Context, a attempt) {
 	cancel()
 	if err != nil {
 		w.send(Event{Kind: EvNote, Op: hd.op, Resource: a.resource, Mode: ModeWrite, Outcome: "downgrade-" + outcomeDowngrade(err), Err: err.Error()})
-		w.release(hd, a, "downgrade-failed")
+		select {
+		case <-hd.l.Done():
+			// Downgrade gave the write lease up and lost the read lease
+			// it made (ErrLeaseLost: the session was lost while the
+			// write node's delete waited), or the write lease was lost
+			// during the call. Either way it ended in its holder's eyes
+			// when Downgrade was called, as after a downgrade.
+			w.send(Event{Kind: EvRelease, T: called.UnixNano(), Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Detail: "downgrade-lost"})
+			w.untrack(hd.h)
+			w.send(Event{Kind: EvReleased, Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Outcome: "lost", Err: err.Error()})
+		default:
+			// ErrDowngradeBlocked, or the call ended first: the write
+			// lease still holds.
+			w.release(hd, a, "downgrade-failed")
+		}
 		return
 	}
 	at := time.Now()
