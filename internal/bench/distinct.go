@@ -25,12 +25,20 @@ func Distinct(ctx context.Context, h *Harness, side Side, n, batches int) (Sampl
 		return Sample{}, err
 	}
 	defer s.close()
+	return lockBatches(ctx, h, s, n, batches, func(int) []string { return res })
+}
+
+// lockBatches has n goroutines on session s acquire and release one
+// resource each of names(b), all at once, in each batch b of batches (at
+// least one). The clock runs only during the batches.
+func lockBatches(ctx context.Context, h *Harness, s session, n, batches int, names func(b int) []string) (Sample, error) {
 	all := Sample{Latencies: make([]time.Duration, 0, n*max(batches, 1))}
-	for range max(batches, 1) {
+	for b := range max(batches, 1) {
+		res := names(b)
 		lat := make([]time.Duration, n)
 		h.startTimer()
 		start := time.Now()
-		err = group(ctx, n, s.close, func(ctx context.Context, i int) error {
+		err := group(ctx, n, s.close, func(ctx context.Context, i int) error {
 			t := time.Now()
 			unlock, err := s.lock(ctx, res[i])
 			if err != nil {

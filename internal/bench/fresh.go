@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // Fresh is Distinct on resources never locked before: n goroutines on one
@@ -25,29 +24,5 @@ func Fresh(ctx context.Context, h *Harness, side Side, n, batches int) (Sample, 
 		return Sample{}, err
 	}
 	defer s.close()
-	all := Sample{Latencies: make([]time.Duration, 0, n*max(batches, 1))}
-	for b := range max(batches, 1) {
-		res := resources(fmt.Sprintf("f%d", b), n)
-		lat := make([]time.Duration, n)
-		h.startTimer()
-		start := time.Now()
-		err = group(ctx, n, s.close, func(ctx context.Context, i int) error {
-			t := time.Now()
-			unlock, err := s.lock(ctx, res[i])
-			if err != nil {
-				return err
-			}
-			err = unlock(ctx)
-			lat[i] = time.Since(t)
-			return err
-		})
-		all.Elapsed += time.Since(start)
-		h.stopTimer()
-		if err != nil {
-			return Sample{}, err
-		}
-		all.Ops += n
-		all.Latencies = append(all.Latencies, lat...)
-	}
-	return all, nil
+	return lockBatches(ctx, h, s, n, batches, func(b int) []string { return resources(fmt.Sprintf("f%d", b), n) })
 }
