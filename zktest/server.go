@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/zklockkit/zklockkit/internal/procspawn"
 )
 
 const (
@@ -319,7 +321,7 @@ func (s *Server) launch() error {
 	w := logWriter{out: out, tail: &s.tail}
 	cmd.Stdout, cmd.Stderr = w, w
 
-	if err := startProcess(cmd); err != nil {
+	if err := procspawn.Start(cmd, syscall.SIGKILL); err != nil {
 		if logFile != nil {
 			logFile.Close()
 		}

@@ -10,7 +10,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/zklockkit/zklockkit/internal/procspawn"
 )
 
 // peerProc is a running peer process. It reads one command a line on its
@@ -75,7 +78,7 @@ func startPeerProc(ctx context.Context, p Peer, sessionTimeout time.Duration) (*
 	}
 	tail := &peerTail{}
 	cmd.Stderr = tail
-	if err := startPeerProcess(cmd); err != nil {
+	if err := procspawn.Start(cmd, syscall.SIGKILL); err != nil {
 		return fail(err)
 	}
 	pp := &peerProc{peer: p, dir: dir, stdin: stdin, lines: make(chan string, 4), exited: make(chan struct{}),

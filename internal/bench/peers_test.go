@@ -25,7 +25,7 @@ func TestIntegration_RunPeers(t *testing.T) {
 	// thread, for the life of the test binary.
 	before := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
-		goleak.VerifyNone(t, before, goleak.IgnoreAnyFunction("github.com/zklockkit/zklockkit/internal/bench.startPeerProcess.func1.1"))
+		goleak.VerifyNone(t, before, goleak.IgnoreAnyFunction("github.com/zklockkit/zklockkit/internal/procspawn.Start.func1.1"))
 	})
 	var progress bytes.Buffer
 	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12"}

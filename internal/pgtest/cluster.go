@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/zklockkit/zklockkit/internal/procspawn"
 )
 
 const (
@@ -165,7 +167,7 @@ func launch(bin, dir string, cred *syscall.Credential, cfg config) (*Cluster, er
 	c := &Cluster{dir: dir, port: port, cmd: cmd, done: make(chan struct{}), log: &tail{}}
 	w := io.MultiWriter(logf, c.log)
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := startServer(cmd); err != nil {
+	if err := procspawn.Start(cmd, syscall.SIGQUIT); err != nil { // immediate shutdown if we die
 		logf.Close()
 		return nil, fmt.Errorf("pgtest: starting postgres: %w", err)
 	}
