@@ -41,15 +41,7 @@ func (c *checker) checkHandOffs() {
 				end = c.lastT
 			}
 			switch {
-			case c.deletedBy(a, b.acquired) != nil:
-				// the operator deleted a's node: its deletion hands the lock
-				// on and tells a at once, in a race; checkOpDeletes bounds
-				// how long a went on, fencing refuses its late writes
-				r.OperatorOverlaps++
-			case c.pausedDuring(a.key.proc, b.acquired-int64(c.p.HangGrace), end):
-				// Stopped when (or just before) the next holder came in: it
-				// could not be told, nor act. Fencing covers its writes.
-				r.PausedOverlaps++
+			case c.excused(a, b.acquired, end):
 			case how == "lost":
 				c.violation(VLateLoss, res, fmt.Sprintf("%v (token %#x) was told of its loss %.1f ms after %v (token %#x) acquired",
 					a.key, a.token, float64(a.lost-b.acquired)/1e6, b.key, b.token), a.acquired, max(a.lost, b.acquired), a.key, b.key)
@@ -59,6 +51,24 @@ func (c *checker) checkHandOffs() {
 			}
 		}
 	}
+}
+
+// excused reports, and counts, whether holder a, still holding (until end)
+// when another lease it excludes was acquired, is fencing's job rather than
+// a violation: the operator deleted a's node (its deletion hands the lock
+// on and tells a at once, in a race; checkOpDeletes bounds how long a went
+// on), or a's process was stopped when (or just before) the other came in,
+// so it could neither be told nor act. Fencing refuses their late writes.
+func (c *checker) excused(a *leaseRec, acquired, end int64) bool {
+	switch {
+	case c.deletedBy(a, acquired) != nil:
+		c.rep.OperatorOverlaps++
+	case c.pausedDuring(a.key.proc, acquired-int64(c.p.HangGrace), end):
+		c.rep.PausedOverlaps++
+	default:
+		return false
+	}
+	return true
 }
 
 // sessionSurvived reports whether the holder's session outlived the loss

@@ -141,7 +141,6 @@ func (c *checker) semSpans(res string, list []*span) {
 // than limit semaphore holders). A paused holder, or one whose node the
 // operator had just deleted, is excused as in checkHandOffs.
 func (c *checker) checkSharedHandOffs() {
-	r := c.rep
 	for _, res := range slicesSorted(c.byRes) {
 		kind := c.kindOf(res)
 		if kind == "x" {
@@ -173,12 +172,7 @@ func (c *checker) checkSharedHandOffs() {
 					if end == 0 {
 						end = c.lastT
 					}
-					switch {
-					case c.deletedBy(a, b.acquired) != nil:
-						r.OperatorOverlaps++
-					case c.pausedDuring(a.key.proc, b.acquired-int64(c.p.HangGrace), end):
-						r.PausedOverlaps++
-					default:
+					if !c.excused(a, b.acquired, end) {
 						guilty = append(guilty, a)
 					}
 				}
