@@ -26,12 +26,14 @@ func (c *checker) checkHandOffs() {
 				r.LaneHandOffs++
 			}
 			end, how := a.end()
-			switch how {
-			case "lost":
+			switch {
+			case how == "lost" && c.deletedBy(a, b.acquired) != nil:
+				// the operator's delete: its notice is checkOpDeletes' figure
+			case how == "lost":
 				kind := c.attribute(a)
 				m := float64(b.acquired-a.lost) / 1e6
 				r.addMargin(kind, m, c.sessionSurvived(a))
-			case "died":
+			case how == "died":
 				r.KillTakeover.add(float64(b.acquired-a.died) / 1e6)
 			}
 			if end != 0 && end <= b.acquired {

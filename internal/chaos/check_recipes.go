@@ -165,7 +165,15 @@ func (c *checker) checkSharedHandOffs() {
 			if kind == "sem" {
 				room = max(b.limit-1, 0)
 			}
-			if len(conflict) > room {
+			switch {
+			case len(conflict) <= room:
+			case c.deletedBy(b, b.acquired) != nil:
+				// b's own node was gone before its grant reached it (a
+				// listing sent before the operator's delete, a slow link):
+				// its lease ended before it began, the others came in by
+				// that delete, and checkOpDeletes bounds how soon b hears.
+				c.rep.OperatorOverlaps++
+			default:
 				var guilty []*leaseRec
 				for _, a := range conflict {
 					end, _ := a.end()
@@ -284,7 +292,11 @@ func (c *checker) checkOpDeletes() {
 				at = f.end
 			}
 			for _, l := range c.byNode[n] {
-				if whole := (leaseKey{l.key.proc, l.key.op, ""}); l.acquired > f.start || seen[whole] {
+				// A lease granted after the delete was granted on a listing
+				// ZooKeeper sent before it (the node was its own, made
+				// after its acquire began): born lost, it must hear of it
+				// as any holder does.
+				if whole := (leaseKey{l.key.proc, l.key.op, ""}); f.start < l.began || seen[whole] {
 					continue
 				} else {
 					seen[whole] = true
@@ -297,10 +309,15 @@ func (c *checker) checkOpDeletes() {
 				if l.requeued {
 					r.RequeuedDeleted++
 				}
+				race := at + int64(deleteRace)
+				if l.acquired > f.start {
+					r.OpDeleteBornLost++
+					race = l.acquired + int64(deleteRace)
+				}
 				// Told of the loss within the bound; or ended by itself
 				// (released, died) so soon that the notification may still
 				// have been on its way.
-				if end != 0 && (how == "lost" && end <= at+bound || end <= at+int64(deleteRace)) {
+				if end != 0 && (how == "lost" && end <= at+bound || end <= race) {
 					r.OpDeleteNotice.add(float64(max(end-at, 0)) / 1e6)
 					continue
 				}

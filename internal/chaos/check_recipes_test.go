@@ -159,6 +159,41 @@ func TestCheckOperatorDelete(t *testing.T) {
 	}
 }
 
+// A waiter's grant can reach it after the operator deleted its node: the
+// listing that granted it left ZooKeeper before the delete, on a slow link
+// (the smoke run of 2026-11-26, seed 1795658688636237324). The holders let
+// in by the delete are no double grant; the born-lost holder must still
+// hear of its loss within the notice bound, counted from the delete.
+func TestCheckGrantedAfterItsNodeWasDeleted(t *testing.T) {
+	run := func(lostAt int) *chaos.Report {
+		h := (&history{}).held(1, 1, "sem-0", chaos.ModeSemaphore, 2, 10, 0, 3000, 1)
+		h.held(2, 1, "sem-0", chaos.ModeSemaphore, 2, 11, 5, 100, 6)
+		// proc 3 queues at 10 with the node of token 12 ...
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10), Proc: 3, Op: 1, Resource: "sem-0", Mode: chaos.ModeSemaphore, Limit: 2, Deadline: at(9000)})
+		// ... which the operator deletes at 200, letting proc 4 in beside proc 1
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(200), Fault: string(chaos.FaultOpDelete), FaultID: 1, Target: nodeOf("sem-0", 12),
+			Resource: "sem-0", Detail: "waiter"})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(201), FaultID: 1})
+		h.held(4, 1, "sem-0", chaos.ModeSemaphore, 2, 13, 202, 3000, 203)
+		// ... and proc 3's grant arrives at 500, its loss after.
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(500), Began: at(10), Proc: 3, Op: 1, Resource: "sem-0", Mode: chaos.ModeSemaphore, Limit: 2,
+			Token: 12, Deadline: at(9000), Nodes: []string{nodeOf("sem-0", 12)}})
+		h.add(chaos.Event{Kind: chaos.EvLost, T: at(lostAt), Proc: 3, Op: 1, Resource: "sem-0", Err: "lost: node_deleted"})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(lostAt + 1), Proc: 3, Op: 1, Resource: "sem-0", Mode: chaos.ModeSemaphore, Token: 12})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(lostAt + 2), Proc: 3, Op: 1, Resource: "sem-0", Mode: chaos.ModeSemaphore, Token: 12,
+			Outcome: "lost", Err: "lost: node_deleted"})
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	r := run(510)
+	wantViolations(t, r)
+	if r.OperatorOverlaps != 1 || r.OpDeleteHolders != 1 || r.OpDeleteBornLost != 1 || r.OpDeleteNotice.MedianMS != 310 {
+		t.Fatalf("overlaps %d, holders %d, born lost %d, notice %+v", r.OperatorOverlaps, r.OpDeleteHolders, r.OpDeleteBornLost, r.OpDeleteNotice)
+	}
+	// Told 1.5 s after the delete: too late, though only 1 s after its grant.
+	r = run(1700)
+	wantViolations(t, r, chaos.VDeleteUnnoticed)
+}
+
 // A multi-resource lease is judged per part, with each part's token.
 func TestCheckMultiParts(t *testing.T) {
 	h := &history{}

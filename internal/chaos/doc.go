@@ -121,7 +121,9 @@
 //   - a failed AcquireAll whose client still had a node on one of its
 //     resources a session timeout later (not all-or-nothing);
 //   - a holder whose node the operator deleted that went on holding for
-//     more than DeleteNotice (1s), unless paused or cut off;
+//     more than DeleteNotice (1s), unless paused or cut off (a lease whose
+//     grant reached it after the delete, on a listing sent before it, is
+//     such a holder; the holders let in beside it are no double grant);
 //   - a stale write committed: per resource in the store's order, a
 //     writer's write accepted below the token of a writer accepted before
 //     it (in memory a reader's too, at or below it);
