@@ -220,18 +220,27 @@ func (r *runner) checkSafety(obs observation) {
 		if x.status == opHeld && x.lease.end == leaseLost {
 			continue
 		}
-		group := x.id
-		if x.lease != nil {
-			l := x.lease
+		root := func(l *mlease) int {
 			for l.parent != nil {
 				l = l.parent
 			}
-			group = l.id
+			return l.id
+		}
+		group := x.id
+		if x.lease != nil {
+			group = root(x.lease)
 		}
 		for _, p := range paths(s.lease) {
 			res := r.sys.resourceOf(p)
-			if !slices.ContainsFunc(byRes[res], func(h holder) bool { return h.group == group }) {
-				byRes[res] = append(byRes[res], holder{group, s.lease.Mode()})
+			g := group
+			if l := x.lend[res]; x.lease == nil && l != nil {
+				// Held, but the model has not granted it yet (its node's
+				// place was unknown, after the operator deleted it): a
+				// part it re-enters is its lender's, held once.
+				g = root(l)
+			}
+			if !slices.ContainsFunc(byRes[res], func(h holder) bool { return h.group == g }) {
+				byRes[res] = append(byRes[res], holder{g, s.lease.Mode()})
 			}
 		}
 	}
