@@ -374,6 +374,13 @@ func (c *checker) index() {
 			if f := faults[e.FaultID]; f != nil {
 				f.end = e.T
 				f.failed = strings.HasPrefix(e.Detail, "error")
+				if f.kind == FaultOpDelete && e.Detail == "gone already" {
+					// The delete found no node (its holder released it, or
+					// its session ended, first): it deleted nothing, so it
+					// hit no holder and excuses no overlap.
+					c.deletes[f.target] = slices.DeleteFunc(c.deletes[f.target], func(g *faultRec) bool { return g == f })
+					r.OpDeletesGone++
+				}
 			}
 		}
 	}

@@ -152,6 +152,21 @@ func TestCheckOperatorDelete(t *testing.T) {
 	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(101), FaultID: 1}).inTimeOrder()
 	wantViolations(t, chaos.Check(h.evs, params), chaos.VDeleteUnnoticed)
 
+	// A delete that found the node gone already (its reply came after the
+	// holder's own release: the operator's session sat on a cut-off
+	// server) deleted nothing: the holder, never told, is no violation
+	// (the long run of 2026-11-26, el-0, fault 464).
+	h = (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 0, 300, 1)
+	h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultOpDelete), FaultID: 1, Target: nodeOf("res-0", 10),
+		Resource: "res-0", Detail: "holder"})
+	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(2500), FaultID: 1, Detail: "gone already"})
+	h.held(2, 1, "res-0", chaos.ModeExclusive, 0, 20, 400, 500, 401).inTimeOrder()
+	r = chaos.Check(h.evs, params)
+	wantViolations(t, r)
+	if r.OpDeleteHolders != 0 || r.OpDeletesGone != 1 {
+		t.Fatalf("holders hit %d, gone already %d", r.OpDeleteHolders, r.OpDeletesGone)
+	}
+
 	r = run(2100)
 	wantViolations(t, r, chaos.VDeleteUnnoticed)
 	if !strings.Contains(r.Violations[0].Detail, "lost at") || !strings.Contains(r.Violations[0].Detail, "2000 ms later") {
