@@ -21,7 +21,7 @@ var errRestart = errors.New("zklock: restart")
 // Try; ErrWaitTimeout; the context's error (also matching ErrUnavailable if
 // ZooKeeper was unreachable at the time); ErrClosed; ErrUpgrade.
 func (c *Client) Acquire(ctx context.Context, resource string, opts ...AcquireOption) (*Lease, error) {
-	return c.acquire(ctx, []string{resource}, newAcquireConfig(opts))
+	return acquireOpts(ctx, c, []string{resource}, opts)
 }
 
 // TryAcquire is Acquire with Try: it never waits for another holder and
@@ -35,7 +35,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, opts ...Acquir
 // cannot deadlock. On failure or cancellation everything already taken is
 // released. The lease is lost as soon as any part of it is lost.
 func (c *Client) AcquireAll(ctx context.Context, resources []string, opts ...AcquireOption) (*Lease, error) {
-	return c.acquire(ctx, resources, newAcquireConfig(opts))
+	return acquireOpts(ctx, c, resources, opts)
 }
 
 // QueuePath returns the znode that holds resource's lock queue.
@@ -88,32 +88,108 @@ func (c *Client) nodeData(cfg acquireConfig) []byte {
 	return c.owner
 }
 
-// acquireParts takes every part for st, in canonical order: a part a lease
-// of the context holds is re-entered (borrowed from it), the others are
-// waited for. A multi-resource acquire stops waiting when a part it holds
-// is lost (errPartLost).
-func (c *Client) acquireParts(ctx context.Context, st *leaseState, p acquireParts) (failed target, sid int64, err error) {
-	multi := len(p.ts) > 1
-	if multi {
-		pctx, cancel := context.WithCancelCause(ctx)
-		stop := context.AfterFunc(st.ctx, func() { cancel(errPartLost) })
-		defer func() {
-			stop()
-			cancel(nil)
-		}()
-		ctx = pctx
+// takeParts starts taking a's parts on ZooKeeper (see clientParts).
+func (c *Client) takeParts(a *acquisition) partTaker {
+	p := &clientParts{a: a, c: c}
+	p.watchParts()
+	return p
+}
+
+// steps returns the runners of the Client's steps.
+func (c *Client) steps() *stepRunners { return &c.stepRunners }
+
+// clientParts takes one attempt's parts, in canonical order: a part a
+// lease of the context holds is re-entered (borrowed from it), the others
+// are waited for, a step of their waiter at a time (waiter.step). A
+// multi-resource acquire stops waiting when a part it holds is lost
+// (errPartLost).
+type clientParts struct {
+	a      *acquisition
+	c      *Client
+	part   int    // the index in a.ts of the part under way
+	active bool   // its waiter is w
+	w      waiter // one part at a time
+	park   parked // what w waits for
+	lost   *partsLost
+}
+
+// partsLost ends the waits of a multi-resource acquire when a part it
+// holds is lost (see watchParts).
+type partsLost struct {
+	ctx  context.Context // the acquire's, ended then too (errPartLost)
+	stop func()          // undoes that
+}
+
+// watchParts makes the loss of a part already held end the waits of a
+// multi-resource acquire (errPartLost), for a lease made now. A
+// single-resource acquire makes its lease when it holds.
+func (p *clientParts) watchParts() {
+	a := p.a
+	if len(a.ts) == 1 {
+		return
 	}
-	data := c.nodeData(p.cfg)
-	for _, t := range p.ts {
-		if l := p.lenders[t.parent]; l != nil && st.borrow(l, t.parent) {
-			continue
-		}
-		w := &waiter{c: c, st: st, target: t, cfg: p.cfg, data: data, multi: multi, deleteBy: p.deleteBy}
-		if err := w.wait(ctx); err != nil {
-			return t, w.sid, err
-		}
+	ctx, cancel := context.WithCancelCause(a.ctx)
+	stop := context.AfterFunc(a.lease().ctx, func() { cancel(errPartLost) })
+	p.lost = &partsLost{ctx: ctx, stop: func() {
+		stop()
+		cancel(nil)
+	}}
+}
+
+// waitCtx is the context of the parts' waits.
+func (p *clientParts) waitCtx() context.Context {
+	if p.lost != nil {
+		return p.lost.ctx
 	}
-	return target{}, 0, nil
+	return p.a.ctx
+}
+
+// done ends the attempt's hook (see watchParts).
+func (p *clientParts) done() {
+	if p.lost != nil {
+		p.lost.stop()
+		p.lost = nil
+	}
+}
+
+func (p *clientParts) next(woke wake) (*parked, target, int64, error) {
+	a := p.a
+	for {
+		if !p.active {
+			for p.part < len(a.ts) {
+				t := a.ts[p.part]
+				if l := a.lenders[t.parent]; l == nil || !a.lease().borrow(l, t.parent) {
+					break
+				}
+				p.part++
+			}
+			if p.part == len(a.ts) {
+				p.done()
+				return nil, target{}, 0, nil
+			}
+			p.w = waiter{acquisition: a, c: p.c, target: &a.ts[p.part], park: &p.park}
+			p.active, woke = true, wokeNone
+		}
+		ctx := p.waitCtx()
+		parked, err := p.w.step(stepContext(ctx), woke)
+		if parked != nil {
+			parked.gone, parked.end = p.w.n.entry.gone, ctx.Done()
+			return parked, target{}, 0, nil
+		}
+		if err != nil {
+			p.done()
+			return nil, *p.w.target, p.w.sid, err
+		}
+		p.active = false // this part is held: on to the next
+		p.part++
+	}
+}
+
+func (p *clientParts) waiting() (target, int64) { return *p.w.target, p.w.sid }
+
+func (p *clientParts) abandon(err error) {
+	_ = p.w.fail(err)
+	p.done()
 }
 
 // annotate says so when a wait ended while ZooKeeper was out of reach.

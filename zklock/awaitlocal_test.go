@@ -13,14 +13,26 @@ import (
 // checked here, on the waiter alone.
 func TestAwaitLocalWaitsForTheLeaseToEnd(t *testing.T) {
 	c := &Client{closeCh: make(chan struct{}), nodes: map[string]*nodeEntry{}}
-	w := &waiter{c: c, n: &node{entry: &nodeEntry{gone: make(chan struct{})}, ownWatched: true}}
+	w := &waiter{acquisition: &acquisition{}, c: c, park: &parked{}, n: &node{entry: &nodeEntry{gone: make(chan struct{})}, ownWatched: true}}
 	ctx := context.Background()
+	// awaitLocal, then the parks and wakes that follow, as an acquire
+	// and its steps run them (only the awaited channel can end a park
+	// here): held says whether the waiter goes on from what lay between
+	// pred and it (the hand-off) instead of listing the queue.
+	awaitLocal := func(pred *nodeEntry) (held bool, err error) {
+		p, err := w.awaitLocal(ctx, pred, nil)
+		for err == nil && p != nil {
+			<-p.done
+			p, err = w.woken(ctx, wokeFired)
+		}
+		return w.n.wait.keep, err
+	}
 
 	// A node ahead that never held: not a hand-off.
 	never := &nodeEntry{gone: make(chan struct{})}
 	never.watched.Store(true) // its waiter watches it: awaitLocal adds no watch
 	close(never.gone)
-	if held, err := w.awaitLocal(ctx, never); held || err != nil {
+	if held, err := awaitLocal(never); held || err != nil {
 		t.Fatalf("after a node that never held: held %v, err %v; want false, nil", held, err)
 	}
 
@@ -32,7 +44,7 @@ func TestAwaitLocalWaitsForTheLeaseToEnd(t *testing.T) {
 	}
 	got := make(chan result, 1)
 	go func() {
-		held, err := w.awaitLocal(ctx, pred)
+		held, err := awaitLocal(pred)
 		got <- result{held, err}
 	}()
 	close(pred.gone) // the node is known gone, its lease not yet ended

@@ -37,7 +37,9 @@ type Client struct {
 	proveNow  chan struct{} // nudges the prover (quorum.go)
 	watchIdle atomic.Bool   // the watchdog sleeps until nudged
 	creating  atomic.Int32  // creates in flight (see createAndList)
-	noCount   atomic.Bool   // a queue's data may not be written (see createCounted)
+	// stepRunners runs the acquires' steps (see step.go).
+	stepRunners stepRunners
+	noCount     atomic.Bool // a queue's data may not be written (see createCounted)
 
 	mu        sync.Mutex
 	sessionID int64

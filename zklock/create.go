@@ -41,7 +41,7 @@ func (w *waiter) create(ctx context.Context) error {
 		}
 	}()
 	for {
-		path, names, err := c.createNode(ctx, createReq{prefix: prefix, data: w.data, parent: w.target.parent,
+		path, names, err := c.createNode(ctx, createReq{prefix: prefix, data: c.nodeData(w.cfg), parent: w.target.parent,
 			id: id, sid: w.sid, count: !w.cfg.raw && w.cfg.mode != Semaphore})
 		switch {
 		case err == nil:
@@ -154,10 +154,16 @@ type createReq struct {
 }
 
 // createNode runs one create. If ctx ends while it is in flight, whatever
-// it creates is deleted in the background. A ctx that cannot end runs it
-// on the caller's goroutine, as call does.
+// it creates is deleted in the background. A ctx that cannot end, or a
+// step's, runs it on the caller's goroutine, as call does.
 func (c *Client) createNode(ctx context.Context, r createReq) (string, []string, error) {
 	if ctx.Done() == nil {
+		return c.createAndList(r)
+	}
+	if inStep(ctx) {
+		if ctx.Err() != nil {
+			return "", nil, ctxErr(ctx)
+		}
 		return c.createAndList(r)
 	}
 	type result struct {

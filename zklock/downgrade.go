@@ -59,8 +59,8 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	st.mu.Unlock()
 
 	rs := newLeaseState(c, nextID(), st.resources, Read)
-	w := &waiter{c: c, st: rs, target: target{resource: old.resource, parent: old.parent},
-		cfg: acquireConfig{mode: Read}, data: c.owner, sid: old.sessionID}
+	a := &acquisition{b: c, cfg: acquireConfig{mode: Read}, id: rs.id, resources: rs.resources, st: rs}
+	w := &waiter{acquisition: a, c: c, target: &target{resource: old.resource, parent: old.parent}, sid: old.sessionID}
 	if err := w.create(ctx); err != nil {
 		if errors.Is(err, errRestart) {
 			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", st.resource, ErrLeaseLost)

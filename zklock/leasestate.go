@@ -73,19 +73,6 @@ func newLeaseState(owner releaser, id uint64, resources []string, mode Mode) *le
 	return st
 }
 
-// beginAcquire starts an acquire for owner: the lease state, the Started
-// event, and the context bounded by MaxWait (cancel must be called).
-func beginAcquire(ctx context.Context, owner releaser, resources []string, cfg acquireConfig) (st *leaseState, start time.Time, wctx context.Context, cancel context.CancelFunc) {
-	st = newLeaseState(owner, nextID(), resources, cfg.mode)
-	start = time.Now()
-	owner.observe(ctx, Event{Kind: EventStarted, ID: st.id, Resource: st.resource, Resources: resources, Mode: cfg.mode, Time: start})
-	wctx, cancel = ctx, func() {}
-	if cfg.maxWait > 0 {
-		wctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, ErrWaitTimeout)
-	}
-	return st, start, wctx, cancel
-}
-
 // addHold adds a held node to the lease. It reports false, adding nothing,
 // when the lease has already ended (a multi-resource lease lost a part
 // while waiting for the next one); the caller must then let go of the node.

@@ -84,11 +84,14 @@ type Event struct {
 	Time      time.Time
 }
 
-// Observer receives lock events. Observe is called synchronously on the
-// acquiring or releasing goroutine for acquire and release events (with that
-// call's context, so a tracer can parent spans), and on a separate goroutine
-// with a background context for losses and session events. It must not
-// block for long, and must be safe for concurrent use.
+// Observer receives lock events. Observe is called synchronously, within
+// the acquire or release call and with that call's context (so a tracer can
+// parent spans), for acquire and release events: EventAcquired, EventFailed
+// and EventReleased on the calling goroutine itself; a Client's acquire
+// reports EventStarted, EventEnqueued and EventPosition from the goroutine
+// of a step the call waits for. Losses and session events come on a
+// separate goroutine with a background context. It must not block for
+// long, and must be safe for concurrent use.
 //
 // Ordering: events of one acquire arrive in order up to EventAcquired or
 // EventFailed. EventLost is delivered asynchronously (it may come from

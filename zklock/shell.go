@@ -22,13 +22,6 @@ type backend interface {
 	key(resource string, raw bool) (string, error)
 	// check refuses an acquire the backend cannot make.
 	check(cfg acquireConfig) error
-	// acquireParts takes every part of ts, in their (canonical) order,
-	// for st: a part a lender holds is borrowed (leaseState.borrow), the
-	// others queued for. It returns errPartLost when a part it held was
-	// lost while it waited for another (the shell then gives everything
-	// back and calls it again), and on error the part that failed and,
-	// if known, its session.
-	acquireParts(ctx context.Context, st *leaseState, p acquireParts) (failed target, sid int64, err error)
 	// answerBound is how long a try may wait on the backend (0: no bound
 	// of the shell's).
 	answerBound() time.Duration
@@ -37,6 +30,46 @@ type backend interface {
 	annotate(err error) error
 	// acquired runs after each successful acquire.
 	acquired()
+}
+
+// blocker is a backend that takes an acquire's parts in one call, which
+// waits (the MemoryLocker, NewLocker's).
+type blocker interface {
+	backend
+	// acquireParts takes every part of ts, in their (canonical) order,
+	// for st: a part a lender holds is borrowed (leaseState.borrow), the
+	// others queued for. It returns errPartLost when a part it held was
+	// lost while it waited for another (the shell then gives everything
+	// back and calls it again), and on error the part that failed and,
+	// if known, its session.
+	acquireParts(ctx context.Context, st *leaseState, p acquireParts) (failed target, sid int64, err error)
+}
+
+// stepper is a backend that waits in steps (the Client; see step.go): the
+// acquiring goroutine only parks, on what a step said to wait for, and
+// every step runs on a goroutine of the backend's (steps). Its parts are
+// taken by a partTaker.
+type stepper interface {
+	backend
+	// takeParts starts taking a's parts (a.ts) for its lease
+	// (a.lease()), once the acquire is set up, and again after a part
+	// already held was lost.
+	takeParts(a *acquisition) partTaker
+	// steps returns the runners of the backend's steps.
+	steps() *stepRunners
+}
+
+// partTaker takes one attempt's parts a step at a time.
+type partTaker interface {
+	// next goes on from what ended the last park (woke), on a step's
+	// goroutine, until it must wait (p), every part is held (nil), or it
+	// failed (err: at part failed, whose node was on session sid).
+	next(woke wake) (p *parked, failed target, sid int64, err error)
+	// waiting is the part waited for and its session, once next parked.
+	waiting() (target, int64)
+	// abandon ends a parked attempt nobody waits for any more: the
+	// acquiring goroutine's context ended (err).
+	abandon(err error)
 }
 
 // target is one resource of an acquire, resolved to its queue key.
@@ -55,87 +88,284 @@ type acquireParts struct {
 
 // errPartLost ends the wait of a multi-resource acquire one of whose parts,
 // already held, was lost: the acquire gives everything back and queues
-// again (see acquireWith). It never reaches the caller.
+// again (see acquisition.again). It never reaches the caller.
 var errPartLost = errors.New("zklock: a part already held was lost")
 
 // acquireWith is the acquire shell: Acquire and AcquireAll of the Client,
-// the MemoryLocker and every NewLocker.
+// the MemoryLocker and every NewLocker. Its goroutine, the caller's, only
+// waits: for the acquire's steps (acquisition.step), and, with a stepper,
+// between two steps for what the last one said to wait for. With a blocker
+// the one step runs right here, and waits in acquireParts.
 func acquireWith(ctx context.Context, b backend, resources []string, cfg acquireConfig) (*Lease, error) {
-	if len(resources) == 0 {
-		return nil, &ResourceError{Reason: "no resources given"}
+	a := &acquisition{b: b, caller: ctx, at: -1, resources: resources, cfg: cfg}
+	return a.acquire()
+}
+
+// acquireOpts is acquireWith for options (the Client's Acquire and
+// AcquireAll): the config is made in the acquisition, not on the caller's
+// stack.
+func acquireOpts(ctx context.Context, b backend, resources []string, opts []AcquireOption) (*Lease, error) {
+	return newAcquisition(ctx, b, resources, opts).acquire()
+}
+
+func newAcquisition(ctx context.Context, b backend, resources []string, opts []AcquireOption) *acquisition {
+	a := &acquisition{b: b, caller: ctx, at: -1, resources: resources}
+	a.cfg = newAcquireConfig(opts)
+	return a
+}
+
+// acquire runs the acquire on the acquiring goroutine (see acquireWith).
+func (a *acquisition) acquire() (*Lease, error) {
+	if err := a.configure(); err != nil {
+		return nil, err
 	}
-	if cfg.mode < Exclusive || cfg.mode > Election || cfg.mode == Election && cfg.data == nil {
-		return nil, fmt.Errorf("%w: mode %v: acquire Exclusive, Read or Write, a semaphore with Limit, an election with Campaign or Lead", ErrInvalidOption, cfg.mode)
+	defer a.cancel()
+	for a.runStep() {
+		a.woke = a.parked.park()
+	}
+	return a.result()
+}
+
+// acquisition is one acquire under way. The acquiring goroutine sets it
+// up (configure) and then only waits; its steps take it further, one at a
+// time. With a stepper each step runs on a goroutine of the backend's
+// (runStep): the acquiring goroutine reads what a step did once it has
+// ended, and tells the next what ended its park (woke); if it gives a
+// step up, it reads nothing the steps write any more: the acquisition is
+// the step's.
+type acquisition struct {
+	b         backend
+	resources []string
+	cfg       acquireConfig
+	id        uint64 // the acquire's ID (Event.ID)
+
+	// Set up on the acquiring goroutine (configure), and only read since.
+	caller context.Context // the caller's context
+	ctx    context.Context // caller bounded by MaxWait and a try's bound
+	cancel func()          // ends ctx's timers
+	start  time.Time
+
+	// Written by the acquiring goroutine between steps.
+	woke   wake  // what ended the last park
+	gaveUp bool  // a step was given up (see runStep)
+	at     int32 // the part the last step left waiting (an index in ts), -1 before
+	atSid  int64 // the session of its node
+	// Set by the steps.
+	started bool
+	direct  bool // err is for the caller as is (the acquire never began)
+
+	// Set up by the first step (begin).
+	ts      []target
+	lenders map[string]*leaseState // parts a lease in the context holds (re-entered)
+	st      *leaseState            // the lease, made by lease
+	parts   partTaker              // a stepper's, for this attempt
+
+	// The last step's outcome.
+	parked *parked // what to wait for, or nil: the acquire is over
+	whole  *Lease  // a lease of the caller's context re-entered
+	err    error   // why it failed, if it did
+	failed string  // the resource of the part it failed at
+	sid    int64   // the session of that part's node
+}
+
+// configure checks the acquire's options, and sets up its context: the
+// caller's, bounded by MaxWait and a try's bound. The backend's checks are
+// the first step's (begin).
+func (a *acquisition) configure() error {
+	cfg := &a.cfg
+	switch {
+	case len(a.resources) == 0:
+		return &ResourceError{Reason: "no resources given"}
+	case cfg.mode < Exclusive || cfg.mode > Election || cfg.mode == Election && cfg.data == nil:
+		return fmt.Errorf("%w: mode %v: acquire Exclusive, Read or Write, a semaphore with Limit, an election with Campaign or Lead", ErrInvalidOption, cfg.mode)
 	}
 	if err := cfg.check(); err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.mode == Semaphore && cfg.limit < 1 {
-		return nil, fmt.Errorf("%w: semaphore limit must be at least 1", ErrInvalidOption)
+		return fmt.Errorf("%w: semaphore limit must be at least 1", ErrInvalidOption)
 	}
-	if err := b.check(cfg); err != nil {
-		return nil, err
+	a.id, a.start = nextID(), time.Now()
+	a.ctx, a.cancel = a.caller, func() {}
+	if cfg.maxWait > 0 {
+		var cancel context.CancelFunc
+		a.ctx, cancel = context.WithTimeoutCause(a.ctx, cfg.maxWait, ErrWaitTimeout)
+		a.cancel = cancel
 	}
-	ts, err := targets(b, resources, cfg.raw)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]string, len(ts))
-	for i, t := range ts {
-		keys[i] = t.parent
-	}
-	whole, lenders, err := reenter(ctx, b, keys, cfg.mode)
-	if whole != nil || err != nil {
-		return whole, err
-	}
-	st, start, wctx, cancel := beginAcquire(ctx, b, resources, cfg)
-	defer cancel()
-	p := acquireParts{ts: ts, lenders: lenders, cfg: cfg}
-	if bound := b.answerBound(); cfg.try && bound > 0 {
+	if bound := a.b.answerBound(); cfg.try && bound > 0 {
 		// A try never waits for the queue, nor on the backend past its
 		// answer bound: it then answers ErrUnavailable (errTryBound), and
 		// its on-the-spot delete of a node that found the lock busy stops
 		// at the same deadline.
-		var cancelTry context.CancelFunc
-		wctx, cancelTry = context.WithTimeoutCause(wctx, bound, errTryBound)
-		defer cancelTry()
-		p.deleteBy, _ = wctx.Deadline()
+		ctx, cancelTry := context.WithTimeoutCause(a.ctx, bound, errTryBound)
+		cancel := a.cancel
+		a.ctx, a.cancel = ctx, func() { cancelTry(); cancel() }
+	}
+	return nil
+}
+
+// deleteBy is when a failed part of a try stops deleting its node on the
+// spot: the try's deadline (zero for any other acquire).
+func (a *acquisition) deleteBy() time.Time {
+	if !a.cfg.try || a.ctx == nil {
+		return time.Time{}
+	}
+	d, _ := a.ctx.Deadline()
+	return d
+}
+
+// lease returns the acquire's lease. A stepper's is made on first use (a
+// waiting acquire has none yet), any other backend's before its parts are
+// taken.
+func (a *acquisition) lease() *leaseState {
+	if a.st == nil {
+		a.st = newLeaseState(a.b, a.id, a.resources, a.cfg.mode)
+	}
+	return a.st
+}
+
+// step takes the acquire one step further: it sets the acquire up the
+// first time, then takes its parts (acquireParts, or a stepper's
+// partTaker) until they wait (a.parked), are all held, or failed.
+func (a *acquisition) step() {
+	a.parked = nil
+	if !a.started {
+		a.started = true
+		if !a.begin() {
+			return
+		}
 	}
 	for {
-		failed, sid, err := b.acquireParts(wctx, st, p)
-		if err == nil {
-			break
-		}
-		// give back what was taken; the lease never existed for the caller
-		st.abandon()
-		if errors.Is(err, errPartLost) && wctx.Err() == nil {
-			// A part already held was lost while we waited for another.
-			// Keeping the others while queueing again for it would wait
-			// out of canonical order (a deadlock with an acquire of the
-			// same set); so everything was given back: queue again for
-			// every part, within the same context and MaxWait.
-			st = newLeaseState(b, st.id, resources, cfg.mode)
-			if _, p.lenders, err = reenter(ctx, b, keys, cfg.mode); err == nil {
-				continue
+		var err error
+		if a.parts != nil {
+			var p *parked
+			var failed target
+			p, failed, a.sid, err = a.parts.next(a.woke)
+			if p != nil {
+				a.parked = p
+				return
 			}
+			a.failed = failed.resource
+		} else {
+			p := acquireParts{ts: a.ts, lenders: a.lenders, cfg: a.cfg, deleteBy: a.deleteBy()}
+			var failed target
+			failed, a.sid, err = a.b.(blocker).acquireParts(a.ctx, a.lease(), p)
+			a.failed = failed.resource
 		}
-		if errors.Is(err, errPartLost) {
-			err = ctxErr(wctx) // the caller's context ended too: that is the news
+		if err == nil {
+			return
 		}
-		err = fmt.Errorf("zklock: acquire %q: %w", failed.resource, b.annotate(err))
-		b.observe(ctx, Event{Kind: EventFailed, ID: st.id, Resource: st.resource, Resources: resources, Mode: cfg.mode,
-			Wait: time.Since(start), Err: err, SessionID: sid})
-		return nil, err
+		if a.err = a.again(err); a.err != nil {
+			return
+		}
 	}
+}
+
+// begin sets the acquire up: the backend's checks, its resources
+// resolved, and leases of the caller's context to re-enter. It reports
+// false if the acquire ends there (a.whole or a.err).
+func (a *acquisition) begin() bool {
+	cfg := &a.cfg
+	a.direct = true
+	if a.err = a.b.check(*cfg); a.err != nil {
+		return false
+	}
+	if a.ts, a.err = targets(a.b, a.resources, cfg.raw); a.err != nil {
+		return false
+	}
+	if a.whole, a.lenders, a.err = reenter(a.caller, a.b, queues(a.ts), cfg.mode); a.whole != nil || a.err != nil {
+		return false
+	}
+	a.direct = false
+	a.b.observe(a.caller, Event{Kind: EventStarted, ID: a.id, Resource: joinResources(a.resources), Resources: a.resources,
+		Mode: cfg.mode, Time: a.start})
+	a.takeParts()
+	return true
+}
+
+// takeParts starts an attempt at the parts, with a stepper.
+func (a *acquisition) takeParts() {
+	if s, ok := a.b.(stepper); ok {
+		a.parts = s.takeParts(a)
+	}
+}
+
+// again handles the failure err of an acquire: the lease never existed for
+// the caller, so what was taken is given back. It returns nil if the
+// acquire goes on: a part already held was lost while it waited for
+// another, and keeping the others while queueing again for it would wait
+// out of canonical order (a deadlock with an acquire of the same set); so,
+// everything given back, it queues again for every part, within the same
+// context and MaxWait. Otherwise it returns the error to report.
+func (a *acquisition) again(err error) error {
+	if a.st != nil {
+		a.st.abandon()
+	}
+	if !errors.Is(err, errPartLost) {
+		return err
+	}
+	if a.ctx.Err() != nil {
+		return ctxErr(a.ctx) // the caller's context ended too: that is the news
+	}
+	a.st = nil // a new lease
+	if _, a.lenders, err = reenter(a.caller, a.b, queues(a.ts), a.cfg.mode); err != nil {
+		return err
+	}
+	a.takeParts()
+	return nil
+}
+
+// abandoned cleans up after a step given up by the acquiring goroutine,
+// whose context has ended: nobody waits for this acquire any more.
+func (a *acquisition) abandoned() {
+	switch {
+	case a.parked != nil:
+		a.parts.abandon(ctxErr(a.ctx))
+		if a.st != nil {
+			a.st.abandon()
+		}
+	case a.whole != nil:
+		_ = a.whole.Release(context.Background()) // counts the re-entry down
+	case a.st != nil && a.err == nil:
+		a.st.abandon() // every part held: give them back
+	}
+}
+
+// result ends the acquire on the acquiring goroutine (observers are told
+// there): the lease, or the error for the caller.
+func (a *acquisition) result() (*Lease, error) {
+	switch {
+	case a.gaveUp:
+		// The step is on its own: only what this goroutine knows counts.
+		failed := joinResources(a.resources)
+		if a.at >= 0 {
+			failed = a.ts[a.at].resource
+		}
+		return nil, a.failure(ctxErr(a.ctx), failed, a.atSid)
+	case a.whole != nil || a.direct:
+		return a.whole, a.err
+	case a.err != nil:
+		return nil, a.failure(a.err, a.failed, a.sid)
+	}
+	st := a.st
 	st.mu.Lock()
 	slices.SortFunc(st.holds, func(a, b *heldNode) int { return strings.Compare(a.parent, b.parent) })
 	st.acquired = time.Now()
-	st.waited = st.acquired.Sub(start)
+	st.waited = st.acquired.Sub(a.start)
 	st.mu.Unlock()
-	b.observe(ctx, Event{Kind: EventAcquired, ID: st.id, Resource: st.resource, Resources: resources, Mode: cfg.mode,
+	a.b.observe(a.caller, Event{Kind: EventAcquired, ID: st.id, Resource: st.resource, Resources: a.resources, Mode: a.cfg.mode,
 		Path: st.holds[0].path, Wait: st.waited, Token: st.Token(), SessionID: st.holds[0].sessionID, Time: st.acquired})
-	b.acquired()
+	a.b.acquired()
 	return &Lease{st: st}, nil
+}
+
+// failure reports the acquire's failure with err at resource failed, whose
+// node was on session sid, and returns the error for the caller.
+func (a *acquisition) failure(err error, failed string, sid int64) error {
+	err = fmt.Errorf("zklock: acquire %q: %w", failed, a.b.annotate(err))
+	a.b.observe(a.caller, Event{Kind: EventFailed, ID: a.id, Resource: joinResources(a.resources), Resources: a.resources, Mode: a.cfg.mode,
+		Wait: time.Since(a.start), Err: err, SessionID: sid})
+	return err
 }
 
 // targets resolves resources to their queues, in canonical order (by
@@ -158,7 +388,17 @@ func targets(b backend, resources []string, raw bool) ([]target, error) {
 	return ts, nil
 }
 
+// queues returns the queue keys of ts.
+func queues(ts []target) []string {
+	keys := make([]string, len(ts))
+	for i, t := range ts {
+		keys[i] = t.parent
+	}
+	return keys
+}
+
 var (
-	_ backend = (*Client)(nil)
-	_ backend = (*MemoryLocker)(nil)
+	_ stepper = (*Client)(nil)
+	_ blocker = (*MemoryLocker)(nil)
+	_ blocker = (*driverLocker)(nil)
 )

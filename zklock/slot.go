@@ -3,7 +3,6 @@ package zklock
 import (
 	"context"
 	"errors"
-	"reflect"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -35,31 +34,28 @@ type nodeVersion struct {
 	version int32
 }
 
-// awaitSlot waits, for our semaphore node at index idx of kids (the queue
-// up to our node, idx >= limit), until a node ahead of it may have gone or
-// started holding, and lists the queue again.
-func (w *waiter) awaitSlot(ctx context.Context, kids []child, idx int) ([]child, error) {
+// awaitSlot sets up the wait, for our semaphore node at index idx of kids
+// (the queue up to our node, idx >= limit), until a node ahead of it may
+// have gone or started holding, after which the queue is listed again. It
+// returns nil if that may have happened already.
+func (w *waiter) awaitSlot(ctx context.Context, kids []child, idx int) (*parked, error) {
+	w.n.wait = waitFor{kind: waitSlot}
 	parent := w.target.parent + "/"
 	if idx == w.cfg.limit {
 		paths := make([]string, idx)
 		for i, k := range kids[:idx] {
 			paths[i] = parent + k.name
 		}
-		if err := w.watchAny(ctx, paths, false); err != nil {
-			return nil, err
-		}
-	} else if err := w.watchAny(ctx, []string{parent + kids[idx-1].name}, true); err != nil {
-		return nil, err
+		return w.watchAny(ctx, paths, false)
 	}
-	return w.list(ctx)
+	return w.watchAny(ctx, []string{parent + kids[idx-1].name}, true)
 }
 
 // watchAny sets a data watch on each path (the requests are pipelined) and
-// waits until one of them fires; it returns at once if one is gone
-// already. With pred, the one path is our predecessor, and a data version
-// above 0 that has not sent us to list the queue yet is a poke we missed:
-// it returns at once too.
-func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) error {
+// returns the park on them; nil if one is gone already. With pred, the one
+// path is our predecessor, and a data version above 0 that has not sent us
+// to list the queue yet is a poke we missed: nil too.
+func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*parked, error) {
 	c := w.c
 	for {
 		type res struct {
@@ -104,49 +100,24 @@ func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) error 
 			return r, nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		switch {
 		case r.err == nil:
 		case isConnErr(r.err):
 			if err := w.sameSession(ctx); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		case errors.Is(r.err, zk.ErrSessionExpired):
-			return errRestart
+			return nil, errRestart
 		default:
-			return mapErr(r.err)
+			return nil, mapErr(r.err)
 		}
 		if r.gone || r.changed {
-			return nil
+			return nil, nil
 		}
-		// Wait for the first event on any of the watches (a few: one per
-		// holder of a semaphore), our node's end, ctx or Close.
-		cases := make([]reflect.SelectCase, 0, len(r.chs)+3)
-		for _, ch := range r.chs {
-			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
-		}
-		cases = append(cases,
-			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.n.entry.gone)},
-			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
-			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c.closeCh)})
-		i, v, _ := reflect.Select(cases)
-		switch i - len(r.chs) {
-		case 0:
-			return errRestart
-		case 1:
-			return ctxErr(ctx)
-		case 2:
-			return ErrClosed
-		}
-		switch ev := v.Interface().(zk.Event); {
-		case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
-			return ErrClosed
-		case ev.Type == zk.EventNotWatching:
-			return errRestart
-		}
-		return nil // deleted, or data changed: list the queue
+		return w.parkOn(parked{evs: r.chs}), nil
 	}
 }
 

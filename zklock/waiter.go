@@ -11,16 +11,13 @@ import (
 // several nodes: when its node vanishes (deleted by someone else, or gone
 // with an expired session) it queues again with a new one.
 type waiter struct {
+	// The acquire's config, ID, resources, try deadline (deleteBy) and
+	// lease (lease).
+	*acquisition
 	c      *Client
-	st     *leaseState
-	target target
-	cfg    acquireConfig
-	data   []byte
-	multi  bool  // one part of a multi-resource acquire
-	sid    int64 // the session of the current node
-	// deleteBy, if set, is when a failed acquire stops deleting its node
-	// on the spot (see removeNode): a try's deadline.
-	deleteBy time.Time
+	target *target
+	sid    int64   // the session of the current node
+	park   *parked // where it says what to wait for (see parkOn)
 
 	// n is the current node, nil before the first create. Everything
 	// known about a node lives in it, so a waiter that queues again
@@ -36,17 +33,19 @@ type node struct {
 	name   string
 	entry  *nodeEntry
 	token  int64    // its czxid, once known
-	pos    int      // position last reported to observers, -1 before
 	listed []string // the queue as listed right after its create, if it was
-	behind bool     // the last listing showed nodes behind this one
 	// predSeen: the predecessor's data version that last sent a
 	// semaphore waiter back to list the queue (see awaitSlot).
 	predSeen nodeVersion
+	pos      int32 // position last reported to observers, -1 before
+	behind   bool  // the last listing showed nodes behind this one
 	// ownWatched: a data watch on the node is set, so its deletion by
 	// anyone is delivered to us before any later event. Only a waiter
 	// about to take a zero-round-trip hand-off needs it; a holder without
 	// it sets it after the client's node watch delay (WithNodeWatchDelay).
 	ownWatched bool
+	// wait is what the node waits for between two steps.
+	wait waitFor
 }
 
 // setOwnWatched records that our session has a data watch on the node.
@@ -55,121 +54,198 @@ func (n *node) setOwnWatched() {
 	n.entry.watched.Store(true)
 }
 
-func (w *waiter) wait(ctx context.Context) error {
+// waitFor is what a node waits for between two steps (see step.go), and
+// where it goes on from once that is over.
+type waitFor struct {
+	pred string     // waitPred: the node ahead, watched
+	prev *nodeEntry // waitLocal, waitLease: the node of ours ahead
+	// ahead: the nodes ahead of ours that remain once the wait is over,
+	// with keep.
+	ahead []child
+	kind  waitKind
+	own   bool // waitPred: our node is watched with it
+	// keep: go on from the nodes in ahead, then ours, instead of listing
+	// the queue (a hand-off with no round trip).
+	keep bool
+}
+
+type waitKind uint8
+
+const (
+	waitNone  waitKind = iota
+	waitPred           // a watch on the node ahead
+	waitLocal          // a node of ours ahead going
+	waitLease          // then its lease ending
+	waitSlot           // a semaphore's watches
+)
+
+// step runs the waiter, on a step's goroutine, until it holds (nil, nil),
+// fails, or must wait: it then returns what to wait for, and the next step
+// goes on from what ended the wait (woke).
+func (w *waiter) step(ctx context.Context, woke wake) (*parked, error) {
+	if w.n != nil {
+		p, err := w.resume(ctx, woke)
+		if !errors.Is(err, errRestart) {
+			return p, err
+		}
+		w.requeue()
+	}
 	for {
 		sid, err := w.c.waitReady(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		w.sid = sid
 		if err := w.create(ctx); err != nil {
 			if errors.Is(err, errRestart) {
 				continue
 			}
-			return err
+			return nil, err
 		}
-		err = w.queue(ctx)
-		if errors.Is(err, errRestart) {
-			// Our node is gone: drop what we knew of it, and queue again.
-			w.c.log.Debug("zklock: lock node vanished; enqueueing again", "resource", w.target.resource)
-			w.forget()
-			continue
+		p, err := w.queue(ctx)
+		if !errors.Is(err, errRestart) {
+			return p, err
 		}
-		return err
+		w.requeue()
 	}
 }
 
-// queue reads the queue, and waits until our node holds the lock.
-func (w *waiter) queue(ctx context.Context) error {
+// parkOn returns p as what the waiter waits for before its next step.
+func (w *waiter) parkOn(p parked) *parked {
+	*w.park = p
+	return w.park
+}
+
+// requeue drops what we knew of our node, which is gone, before queueing
+// again with a new one.
+func (w *waiter) requeue() {
+	w.c.log.Debug("zklock: lock node vanished; enqueueing again", "resource", w.target.resource)
+	w.forget()
+}
+
+// queue reads the queue after our node's create, and looks where it
+// stands.
+func (w *waiter) queue(ctx context.Context) (*parked, error) {
 	if w.cfg.mode == Semaphore {
 		if err := w.checkLimit(ctx); err != nil {
-			return w.fail(err)
+			return nil, w.fail(err)
 		}
 	}
 	kids, err := w.firstLook(ctx)
 	if err != nil {
-		return w.fail(err)
+		return nil, w.fail(err)
 	}
+	return w.look(ctx, kids)
+}
+
+// resume goes on after a park, from what ended it.
+func (w *waiter) resume(ctx context.Context, woke wake) (*parked, error) {
+	p, err := w.woken(ctx, woke)
+	if err == nil && p == nil {
+		var kids []child
+		if kids, err = w.next(ctx); err == nil {
+			return w.look(ctx, kids)
+		}
+	}
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	return p, nil
+}
+
+// look goes through the queue as kids shows it (the nodes up to and
+// including ours, in order) until our node holds the lock (nil, nil), the
+// acquire fails, or it must wait for a node ahead: it then returns what to
+// wait for, and w.n.wait says where to go on from.
+func (w *waiter) look(ctx context.Context, kids []child) (*parked, error) {
 	for {
 		idx := slices.IndexFunc(kids, func(k child) bool { return k.name == w.n.name })
 		if idx < 0 {
-			return errRestart
+			return nil, errRestart
 		}
 		held, watch := rule(kids, idx, w.cfg.limit)
 		w.report(ctx, idx)
 		if held {
-			return w.hold(ctx)
+			return nil, w.hold(ctx)
 		}
 		if w.cfg.try {
-			return w.fail(ErrLocked)
+			return nil, w.fail(ErrLocked)
 		}
-		if w.cfg.mode == Semaphore {
-			var err error
-			if kids, err = w.awaitSlot(ctx, kids, idx); err != nil {
-				return w.fail(err)
-			}
-			continue
+		p, err := w.ahead(ctx, kids, idx, watch)
+		if err != nil {
+			return nil, w.fail(err)
 		}
-		pred := w.target.parent + "/" + kids[watch].name
-		if p := w.c.ownNode(ctx, pred, w.sid); p != nil && provesFirst(p.mode) {
-			// Keep only what lies between pred and us (nothing, unless
-			// we read behind readers), not the snapshot (see below).
-			behind := slices.Clone(kids[watch+1 : idx+1])
-			kids = nil
-			held, err := w.awaitLocal(ctx, p)
-			if err != nil {
-				return w.fail(err)
-			}
-			if held {
-				// Nothing is ahead of pred, so nothing but what lay
-				// between it and us: the lock is ours, with no request.
-				kids = behind
-				continue
-			}
-			if kids, err = w.list(ctx); err != nil {
-				return w.fail(err)
-			}
-			continue
+		if p != nil {
+			return p, nil
 		}
-		// Nodes ahead of ours can only disappear (sequence numbers only
-		// grow), so if pred is the last obstacle in our snapshot, its
-		// deletion hands us the lock without another round trip. That
-		// hand-off relies on a watch on our own node, set with pred's.
-		rest := slices.Delete(slices.Clone(kids), watch, watch+1)
-		direct, _ := rule(rest, idx-1, w.cfg.limit)
-		if !direct {
-			// We list again once pred is gone, so nothing of the
-			// snapshot is kept while we wait: n waiters of one queue
-			// on one client would otherwise keep O(n²) names alive
-			// (and every garbage collection would mark them).
-			rest = nil
-		}
-		if err := w.watch(ctx, pred, direct); err != nil {
-			return w.fail(err)
-		}
-		if direct {
-			kids = rest
-			continue
-		}
-		var err error
-		if kids, err = w.list(ctx); err != nil {
-			return w.fail(err)
+		// What we would have waited for is over already.
+		if kids, err = w.next(ctx); err != nil {
+			return nil, w.fail(err)
 		}
 	}
+}
+
+// ahead sets up the wait for the node at index watch of kids, ahead of
+// ours at idx, and returns what to park on, or nil if that node is gone
+// already.
+func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*parked, error) {
+	if w.cfg.mode == Semaphore {
+		return w.awaitSlot(ctx, kids, idx)
+	}
+	pred := w.target.parent + "/" + kids[watch].name
+	if p := w.c.ownNode(ctx, pred, w.sid); p != nil && provesFirst(p.mode) {
+		// If pred held, nothing is ahead of it, so nothing but what lies
+		// between it and us (readers, if we read): keep only that, not
+		// the snapshot (see below).
+		var between []child
+		if watch+1 < idx {
+			between = slices.Clone(kids[watch+1 : idx])
+		}
+		return w.awaitLocal(ctx, p, between)
+	}
+	// Nodes ahead of ours can only disappear (sequence numbers only
+	// grow), so if pred is the last obstacle in our snapshot, its
+	// deletion hands us the lock without another round trip. That
+	// hand-off relies on a watch on our own node, set with pred's.
+	rest := slices.Delete(slices.Clone(kids), watch, watch+1)
+	direct, _ := rule(rest, idx-1, w.cfg.limit)
+	var others []child
+	if direct && idx > 1 {
+		// A direct hand-off goes on from what else lies ahead of us in
+		// the snapshot (readers, if we read). Otherwise nothing of the
+		// snapshot is kept while we wait (we list again once pred is
+		// gone): n waiters of one queue on one client would keep O(n²)
+		// names alive, and every garbage collection would mark them.
+		others = rest[:idx-1]
+	}
+	w.n.wait = waitFor{kind: waitPred, pred: pred, own: direct, keep: direct, ahead: others}
+	return w.watch(ctx)
+}
+
+// next returns the queue to go on with once a wait is over: what the wait
+// left of the snapshot (see waitFor), or a new listing.
+func (w *waiter) next(ctx context.Context) ([]child, error) {
+	wf := w.n.wait
+	w.n.wait = waitFor{}
+	if !wf.keep {
+		return w.list(ctx)
+	}
+	me, _ := parseChild(w.n.name)
+	return append(wf.ahead, me), nil
 }
 
 func (w *waiter) report(ctx context.Context, pos int) {
 	n := w.n
 	n.entry.position.Store(int64(pos))
-	if pos == n.pos {
+	if int32(pos) == n.pos {
 		return
 	}
 	kind := EventPosition
 	if n.pos < 0 {
 		kind = EventEnqueued // a node of its own: a re-queue is reported again
 	}
-	n.pos = pos
-	w.c.observe(ctx, Event{Kind: kind, ID: w.st.id, Resource: w.target.resource, Resources: w.st.resources, Mode: w.cfg.mode,
+	n.pos = int32(pos)
+	w.c.observe(ctx, Event{Kind: kind, ID: w.id, Resource: w.target.resource, Resources: w.resources, Mode: w.cfg.mode,
 		Path: n.path, Position: pos, Token: n.token, SessionID: w.sid})
 }
 
@@ -204,6 +280,11 @@ func (w *waiter) proveAlive(ctx context.Context) error {
 // hold turns our node into a held lock.
 func (w *waiter) hold(ctx context.Context) error {
 	c := w.c
+	if err := ctx.Err(); err != nil {
+		// The acquire stopped waiting for the step that got here (see
+		// runStep): the node is not the caller's to hold.
+		return w.fail(ctxErr(ctx))
+	}
 	if err := w.proveAlive(ctx); err != nil {
 		return w.fail(err)
 	}
@@ -216,17 +297,18 @@ func (w *waiter) hold(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	h := &heldNode{resource: w.target.resource, parent: w.target.parent, path: w.n.path, token: w.n.token, sessionID: w.sid, entry: w.n.entry}
-	if !w.st.addHold(h) {
+	st := w.lease()
+	if !st.addHold(h) {
 		// Another part of this multi-resource lease was lost while we
 		// waited: give this node back, and queue again for every part.
 		return w.fail(errPartLost)
 	}
 	if w.cfg.mode == Semaphore && w.n.behind {
-		c.poke(w.n.entry, w.data) // see slot.go
+		c.poke(w.n.entry, c.nodeData(w.cfg)) // see slot.go
 	}
 	if !w.n.ownWatched {
 		delay := c.cfg.nodeWatchDelay
-		if w.multi {
+		if len(w.ts) > 1 {
 			// A part of a multi-resource acquire is held while the others
 			// are awaited: not a short critical section, so watch at once.
 			delay = 0
@@ -234,7 +316,7 @@ func (w *waiter) hold(ctx context.Context) error {
 		w.n.entry.watchLater(c, delay)
 	}
 	c.mu.Lock()
-	w.n.entry.st = w.st
+	w.n.entry.st = st
 	w.n.entry.position.Store(0)
 	var gone bool
 	select {
@@ -244,7 +326,7 @@ func (w *waiter) hold(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	if gone {
-		w.st.lose(LossNodeDeleted)
+		st.lose(LossNodeDeleted)
 	}
 	return nil
 }
@@ -257,7 +339,7 @@ func (w *waiter) fail(err error) error {
 		return err
 	}
 	if w.n != nil {
-		deadline := w.deleteBy
+		deadline := w.deleteBy()
 		if deadline.IsZero() {
 			deadline = time.Now().Add(w.c.answerBound())
 		}

@@ -10,24 +10,25 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// awaitLocal waits for pred, a node of this client on our session, to go,
-// with no watch and no request: the client learns of its own nodes' end by
-// itself (its delete confirmed, its lease lost, its session gone, or the
-// watch on it fired). It reports whether pred had held the lock. A node that
-// held had nothing ahead of it, and nothing can come ahead of it since
-// (sequence numbers only grow), so its going hands us the lock: n waiters of
-// one queue on one client take it in turn at the cost of the releases'
-// deletes alone, where each would otherwise be woken by a watch and list the
-// queue. That hand-off, like the direct one in queue, relies on a watch on
-// our own node, set here first; and it waits until pred's lease has ended,
-// so its holder is told (Done closed, contexts cancelled) before we hold.
-func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry) (bool, error) {
+// awaitLocal sets up the wait for pred, a node of this client on our
+// session, to go, with no watch and no request: the client learns of its
+// own nodes' end by itself (its delete confirmed, its lease lost, its
+// session gone, or the watch on it fired). A node that held had nothing
+// ahead of it, and nothing can come ahead of it since (sequence numbers
+// only grow), so its going hands us the lock, with nothing ahead of us but
+// between: n waiters of one queue on one client take it in turn at the
+// cost of the releases' deletes alone, where each would otherwise be woken
+// by a watch and list the queue. That hand-off, like the direct one in
+// queue, relies on a watch on our own node, set here first; and it waits
+// until pred's lease has ended, so its holder is told (Done closed,
+// contexts cancelled) before we hold (see woken).
+func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []child) (*parked, error) {
 	if !w.n.ownWatched {
 		if _, err := retryRead(ctx, w, func() (struct{}, error) {
 			_, _, _, err := w.c.conn.GetW(w.n.path)
 			return struct{}{}, err
 		}); err != nil {
-			return false, err
+			return nil, err
 		}
 		w.n.setOwnWatched()
 	}
@@ -40,19 +41,54 @@ func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry) (bool, error) 
 		// would wait for its waiter's next listing, which may never come
 		// while what it waits for is held. Watch it for us.
 		if err := w.watchLocal(ctx, pred); err != nil {
-			return false, err
+			return nil, err
 		}
 	}
-	if err := w.until(ctx, pred.gone); err != nil {
-		return false, err
+	w.n.wait = waitFor{kind: waitLocal, prev: pred, ahead: between}
+	return w.parkOn(parked{done: pred.gone}), nil
+}
+
+// woken reads what ended a park, for the wait in w.n.wait: nil, nil to
+// go on (see next), or a new park.
+func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
+	switch woke {
+	case wokeEnded:
+		return nil, ctxErr(ctx)
+	case wokeGone, wokeUnwatched:
+		return nil, errRestart
+	case wokeClosing:
+		return nil, ErrClosed
 	}
-	w.c.mu.Lock()
-	st := pred.st
-	w.c.mu.Unlock()
-	if st == nil {
-		return false, nil // it never held: what was ahead of it may remain
+	wf := &w.n.wait
+	switch wf.kind {
+	case waitLocal:
+		// pred is gone. If it held, the lock is ours once its lease
+		// has ended; if it never held, what was ahead of it may remain.
+		w.c.mu.Lock()
+		st := wf.prev.st
+		w.c.mu.Unlock()
+		if st == nil {
+			*wf = waitFor{}
+			return nil, nil
+		}
+		wf.kind = waitLease
+		return w.parkOn(parked{done: st.ctx.Done()}), nil
+	case waitLease:
+		wf.keep = true
+		return nil, nil
+	case waitPred:
+		if woke == wokeChanged {
+			return w.watch(ctx) // pred's data changed: set the watch again
+		}
+		// pred was deleted. Our own node's deletion, if any, was
+		// delivered before that: check it now.
+		select {
+		case <-w.n.entry.gone:
+			return nil, errRestart
+		default:
+		}
 	}
-	return true, w.until(ctx, st.ctx.Done())
+	return nil, nil // a semaphore's: a node ahead went or changed
 }
 
 // watchLocal sets a data watch on pred, a waiting node of this client, so
@@ -82,21 +118,6 @@ func (w *waiter) watchLocal(ctx context.Context, pred *nodeEntry) error {
 		default:
 			return mapErr(err)
 		}
-	}
-}
-
-// until waits for ch to close. It returns errRestart if our node goes
-// first.
-func (w *waiter) until(ctx context.Context, ch <-chan struct{}) error {
-	select {
-	case <-ch:
-		return nil
-	case <-w.n.entry.gone:
-		return errRestart
-	case <-ctx.Done():
-		return ctxErr(ctx)
-	case <-w.c.closeCh:
-		return ErrClosed
 	}
 }
 
@@ -234,18 +255,20 @@ func (w *waiter) sameSession(ctx context.Context) error {
 	return nil
 }
 
-// watch sets a data watch on pred and waits for its deletion; it returns
-// at once if pred is already gone. With own it first makes sure our node is
-// watched too, in the same round trip (the two requests are pipelined).
-func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
+// watch sets a data watch on the node ahead (w.n.wait.pred) and returns
+// the park on it, or nil, nil if it is gone already. With w.n.wait.own it
+// first makes sure our node is watched too, in the same round trip (the
+// two requests are pipelined).
+func (w *waiter) watch(ctx context.Context) (*parked, error) {
 	c := w.c
+	pred := w.n.wait.pred
 	for {
 		type res struct {
 			ch     <-chan zk.Event
 			err    error
 			ownErr error // of the read that watches our node, if made
 		}
-		needOwn := own && !w.n.ownWatched
+		needOwn := w.n.wait.own && !w.n.ownWatched
 		r, err := call(ctx, func() (res, error) {
 			var ownCh chan error
 			if needOwn {
@@ -263,61 +286,36 @@ func (w *waiter) watch(ctx context.Context, pred string, own bool) error {
 			return r, nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if needOwn {
 			switch {
 			case r.ownErr == nil:
 				w.n.setOwnWatched()
 			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
-				return errRestart
+				return nil, errRestart
 			case isConnErr(r.ownErr):
 				if err := w.sameSession(ctx); err != nil {
-					return err
+					return nil, err
 				}
 				continue
 			default:
-				return mapErr(r.ownErr)
+				return nil, mapErr(r.ownErr)
 			}
 		}
 		switch {
 		case r.err == nil:
+			return w.parkOn(parked{ev: r.ch}), nil
 		case errors.Is(r.err, zk.ErrNoNode):
-			return nil
+			return nil, nil
 		case isConnErr(r.err):
 			if err := w.sameSession(ctx); err != nil {
-				return err
+				return nil, err
 			}
-			continue
 		case errors.Is(r.err, zk.ErrSessionExpired):
-			return errRestart
+			return nil, errRestart
 		default:
-			return mapErr(r.err)
-		}
-		select {
-		case ev := <-r.ch:
-			switch {
-			case ev.Type == zk.EventNodeDeleted:
-				// Our own node's deletion, if any, was delivered before
-				// this event: check it now.
-				select {
-				case <-w.n.entry.gone:
-					return errRestart
-				default:
-				}
-				return nil
-			case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
-				return ErrClosed
-			case ev.Type == zk.EventNotWatching:
-				return errRestart
-			}
-			// data changed: set the watch again
-		case <-w.n.entry.gone:
-			return errRestart
-		case <-ctx.Done():
-			return ctxErr(ctx)
-		case <-c.closeCh:
-			return ErrClosed
+			return nil, mapErr(r.err)
 		}
 	}
 }

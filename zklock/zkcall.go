@@ -13,7 +13,9 @@ import (
 // call runs fn, a go-zookeeper call (which takes no context), on its own
 // goroutine so the caller never waits past ctx. If ctx ends first the call
 // still completes in the background; callers whose call creates something
-// must clean up after it (see createNode).
+// must clean up after it (see createNode). In an acquire's step (inStep)
+// it runs fn on the calling goroutine, once ctx is checked: the step's
+// acquiring goroutine is the one that does not wait past ctx (runStep).
 func call[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	if ctx.Done() == nil {
 		return fn()
@@ -21,6 +23,9 @@ func call[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	if ctx.Err() != nil {
 		var zero T
 		return zero, ctxErr(ctx) // its cause, if ours (errPartLost, ErrWaitTimeout)
+	}
+	if inStep(ctx) {
+		return fn()
 	}
 	type result struct {
 		v   T

@@ -1,0 +1,257 @@
+package zklock
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// A waiting acquire costs its caller's goroutine, parked. Go grows a
+// goroutine's stack on demand but shrinks it, at a garbage collection,
+// only to half and only while less than a quarter is in use: a stack that
+// once went deep (a create, a listing, go-zookeeper's calls, under the
+// acquire's frames) stays at 4 KiB or more however shallow the wait. So
+// the Client's acquiring goroutine does none of that: an acquire runs in
+// steps, each on a goroutine of the Client's (stepRunners), and the
+// acquiring goroutine only parks, with the acquire shell's few frames on
+// its stack: on the step, and between two steps on what the step said to
+// wait for (a watch on the node ahead, a node of this client ahead going,
+// a lease ending). A waiting lock then costs the smallest stack a
+// goroutine can have, 2 KiB, where the caller's own frames leave room.
+//
+// A step makes its requests on its own goroutine, one after another (see
+// inStep); the acquiring goroutine stops waiting for it when the acquire's
+// context ends (runStep).
+
+// parked is what an acquire waits for between two steps: one of ev, done
+// or evs, besides its node's end and its context's.
+type parked struct {
+	ev   <-chan zk.Event   // the watch on the node ahead (watch)
+	done <-chan struct{}   // a node of ours ahead going, or its lease ending (awaitLocal)
+	evs  []<-chan zk.Event // the watches of a semaphore's first waiter (awaitSlot)
+	gone <-chan struct{}   // our node's end (its deletion, the session's, Close)
+	end  <-chan struct{}   // the waiter's context's end
+}
+
+// wake says what ended a park.
+type wake uint8
+
+const (
+	wokeNone      wake = iota // no park yet
+	wokeFired                 // the watched node went, or the awaited channel closed
+	wokeChanged               // the watched node's data changed (or its watch channel closed)
+	wokeUnwatched             // the watch was dropped (go-zookeeper's EventNotWatching)
+	wokeClosing               // the watch was dropped as the client closes
+	wokeGone                  // our own node is known gone
+	wokeEnded                 // the context ended
+)
+
+// eventWake says what a watch event means for a park.
+func eventWake(ev *zk.Event) wake {
+	switch {
+	case ev.Type == zk.EventNodeDeleted:
+		return wokeFired
+	case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
+		return wokeClosing
+	case ev.Type == zk.EventNotWatching:
+		return wokeUnwatched
+	}
+	return wokeChanged
+}
+
+// park waits, on the acquiring goroutine, for what p names, for our
+// node's end, or for the context's.
+func (p *parked) park() wake {
+	if p.evs != nil {
+		return parkAny(p)
+	}
+	select {
+	case ev := <-p.ev:
+		return eventWake(&ev)
+	case <-p.done:
+		return wokeFired
+	case <-p.gone:
+		return wokeGone
+	case <-p.end:
+		return wokeEnded
+	}
+}
+
+// parkAny parks on the watches of a semaphore's waiter (a few: one per
+// holder of the semaphore), besides our node's end and the context's.
+func parkAny(p *parked) wake {
+	cases := make([]reflect.SelectCase, 0, len(p.evs)+2)
+	for _, ch := range p.evs {
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+	}
+	cases = append(cases,
+		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(p.gone)},
+		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(p.end)})
+	i, v, _ := reflect.Select(cases)
+	switch i - len(p.evs) {
+	case 0:
+		return wokeGone
+	case 1:
+		return wokeEnded
+	}
+	ev, _ := v.Interface().(zk.Event)
+	return eventWake(&ev)
+}
+
+// stepKey marks the context of a step: requests under it run on the
+// calling goroutine (see call and createNode).
+type stepKey struct{}
+
+// inStep reports whether ctx is a step's.
+func inStep(ctx context.Context) bool { return ctx.Value(stepKey{}) != nil }
+
+// stepContext returns ctx marked as a step's.
+func stepContext(ctx context.Context) context.Context { return context.WithValue(ctx, stepKey{}, true) }
+
+// A step's states: running until it ends (done) or the acquiring
+// goroutine stops waiting for it (abandoned).
+const (
+	stepRunning int32 = iota
+	stepDone
+	stepAbandoned
+)
+
+// stepRun is one step of an acquire.
+type stepRun struct {
+	a     *acquisition
+	state atomic.Int32
+	done  chan struct{}
+	next  *stepRun // in stepRunners' queue
+}
+
+// runStep runs the acquire's next step (acquisition.step) and waits for
+// it; it reports whether the acquire waits for something now (a.parked).
+// A backend that does not wait in steps runs its one step right here.
+// Otherwise the step runs on one of the backend's runners, and if a.ctx
+// ends first the step ends at its next request, deleting its node as a
+// failed acquire does, and runStep waits for it as long as the on-the-spot
+// delete of a failed acquire may take (giveUp).
+func (a *acquisition) runStep() bool {
+	s, ok := a.b.(stepper)
+	if !ok {
+		a.step()
+		return false
+	}
+	r := &stepRun{a: a, done: make(chan struct{})}
+	s.steps().start(r)
+	select {
+	case <-r.done:
+	case <-a.ctx.Done():
+		if !r.giveUp() {
+			return false
+		}
+	}
+	if a.parked != nil {
+		t, sid := a.parts.waiting()
+		a.at, a.atSid = int32(slices.Index(a.ts, t)), sid
+	}
+	return a.parked != nil
+}
+
+// giveUp waits for a step whose acquire's context ended as long as the
+// on-the-spot delete of a failed acquire may take (removeNode: a try's
+// deadline, or the backend's answer bound). It reports false if it gave
+// the step up: the step finishes in the background, the acquisition is
+// its (see acquisition.abandoned), and the acquire fails with the
+// context's error.
+func (r *stepRun) giveUp() bool {
+	a := r.a
+	deadline := a.deleteBy()
+	if deadline.IsZero() {
+		deadline = time.Now().Add(a.b.answerBound())
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return true
+	case <-t.C:
+	}
+	if !r.state.CompareAndSwap(stepRunning, stepAbandoned) {
+		<-r.done
+		return true
+	}
+	a.gaveUp = true
+	return false
+}
+
+func (r *stepRun) run() {
+	a := r.a
+	a.step()
+	if !r.state.CompareAndSwap(stepRunning, stepDone) {
+		a.abandoned()
+	}
+	close(r.done)
+}
+
+// maxStepRunners bounds the goroutines that run a client's steps at once.
+// A step's goroutine grows its stack to 4 or 8 KiB (go-zookeeper's calls,
+// a listing's parse); a new goroutine for every step would leave its first,
+// smallest stack among those of the parked acquiring goroutines, and the
+// runtime keeps a block of stacks while any of them is in use: 10,000
+// parked acquires cost 4 KiB of stack each instead of 2. Runners take the
+// steps queued meanwhile, in order, and end when there are none: a burst
+// of acquires starts at most this many goroutines, whose stacks go back
+// whole once they end. A step never waits for another that is queued (it
+// parks instead), so the bound cannot deadlock; it only delays steps in a
+// burst, whose requests queue on the one session anyway.
+const maxStepRunners = 1024
+
+// stepRunners runs a client's steps (see maxStepRunners).
+type stepRunners struct {
+	limit      int // 0: maxStepRunners
+	mu         sync.Mutex
+	running    int
+	head, tail *stepRun
+}
+
+// start runs s on a runner: a new one, or, with the limit running, the
+// first to be free.
+func (r *stepRunners) start(s *stepRun) {
+	limit := r.limit
+	if limit == 0 {
+		limit = maxStepRunners
+	}
+	r.mu.Lock()
+	if r.running < limit {
+		r.running++
+		r.mu.Unlock()
+		go r.run(s)
+		return
+	}
+	if r.tail == nil {
+		r.head = s
+	} else {
+		r.tail.next = s
+	}
+	r.tail = s
+	r.mu.Unlock()
+}
+
+// run runs s, then the queued steps, until there are none.
+func (r *stepRunners) run(s *stepRun) {
+	for s != nil {
+		s.run()
+		r.mu.Lock()
+		if s = r.head; s != nil {
+			r.head, s.next = s.next, nil
+			if r.head == nil {
+				r.tail = nil
+			}
+		} else {
+			r.running--
+		}
+		r.mu.Unlock()
+	}
+}
