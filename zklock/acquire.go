@@ -171,7 +171,11 @@ func (p *clientParts) next(woke wake) (*parked, target, int64, error) {
 			p.active, woke = true, wokeNone
 		}
 		ctx := p.waitCtx()
-		parked, err := p.w.step(stepContext(ctx), woke)
+		wctx := ctx
+		if !a.inline {
+			wctx = stepContext(ctx) // requests on this goroutine (inStep)
+		}
+		parked, err := p.w.step(wctx, woke)
 		if parked != nil {
 			parked.gone, parked.end = p.w.n.entry.gone, ctx.Done()
 			return parked, target{}, 0, nil
@@ -186,6 +190,17 @@ func (p *clientParts) next(woke wake) (*parked, target, int64, error) {
 }
 
 func (p *clientParts) waiting() (target, int64) { return *p.w.target, p.w.sid }
+
+// quick: a single-resource acquire whose park ended with the node ahead
+// gone, where that hands it the lock with no round trip (a direct
+// hand-off, or a local one once the lease ahead has ended).
+func (p *clientParts) quick(woke wake) bool {
+	if len(p.a.ts) != 1 || woke != wokeFired || !p.active || p.w.n == nil {
+		return false
+	}
+	wf := &p.w.n.wait
+	return wf.kind == waitPred && wf.keep || wf.kind == waitLease
+}
 
 func (p *clientParts) abandon(err error) {
 	_ = p.w.fail(err)

@@ -67,6 +67,11 @@ type partTaker interface {
 	next(woke wake) (p *parked, failed target, sid int64, err error)
 	// waiting is the part waited for and its session, once next parked.
 	waiting() (target, int64)
+	// quick reports whether the step after a park that woke ended is
+	// likely to hold at once, with no request (a hand-off with no round
+	// trip): the acquiring goroutine runs it itself, sparing the hand-off
+	// two goroutine switches (see runStep).
+	quick(woke wake) bool
 	// abandon ends a parked attempt nobody waits for any more: the
 	// acquiring goroutine's context ended (err).
 	abandon(err error)
@@ -148,6 +153,7 @@ type acquisition struct {
 	// Written by the acquiring goroutine between steps.
 	woke   wake  // what ended the last park
 	gaveUp bool  // a step was given up (see runStep)
+	inline bool  // the step runs on the acquiring goroutine (see partTaker.quick)
 	at     int32 // the part the last step left waiting (an index in ts), -1 before
 	atSid  int64 // the session of its node
 	// Set by the steps.

@@ -143,6 +143,17 @@ func (a *acquisition) runStep() bool {
 		a.step()
 		return false
 	}
+	if a.parked != nil && a.parts.quick(a.woke) {
+		// Most likely the lock is ours now, with no request: this
+		// goroutine is no longer a waiting one, and may take the step
+		// itself. Should the step make a request after all, it makes it
+		// as the acquiring goroutine does outside steps (call), bounded
+		// by the context.
+		a.inline = true
+		a.step()
+		a.inline = false
+		return a.parked != nil
+	}
 	r := &stepRun{a: a, done: make(chan struct{})}
 	s.steps().start(r)
 	select {

@@ -78,6 +78,7 @@ func (p *scriptParts) next(woke wake) (*parked, target, int64, error) {
 }
 
 func (p *scriptParts) waiting() (target, int64) { return p.a.ts[0], 7 }
+func (p *scriptParts) quick(wake) bool          { return false }
 func (p *scriptParts) abandon(err error)        { p.b.abandoned <- err }
 
 // A step that parks hands the wait to the acquiring goroutine; what ends
@@ -230,4 +231,5 @@ func (b *funcBackend) next(wake) (*parked, target, int64, error) {
 	return nil, target{}, 0, errors.New("done")
 }
 func (b *funcBackend) waiting() (target, int64) { return target{}, 0 }
+func (b *funcBackend) quick(wake) bool          { return false }
 func (b *funcBackend) abandon(error)            {}
