@@ -11,22 +11,52 @@ import (
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// started opens the acquire span as a child of the caller's span.
+// started begins the bookkeeping of an acquire. It opens no span: most
+// acquires take their lock at once, and their hold span says so (see
+// openAcquire).
 func (o *Observer) started(ctx context.Context, e zklock.Event) {
 	class, kind := o.class(e.Resource), lockKind(e)
-	attrs := make([]attribute.KeyValue, 0, 3+len(o.spanAttrs))
-	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(class), LockKindKey.String(kind))
-	attrs = append(attrs, o.spanAttrs...)
-	_, span := o.tracer.Start(ctx, SpanAcquire, spanInternal,
-		trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))
-	st := &lockState{class: class, kind: kind, series: o.series.get(class, kind), acquire: span}
+	st := &lockState{resource: e.Resource, class: class, kind: kind, series: o.series.get(class, kind), ctx: ctx, start: e.Time}
+	st.queued = st.queued1[:0]
 	st.series.waiting.Add(1)
 	o.track(e.ID, st)
 }
 
+// queueEvent is a zklock.enqueued or zklock.position span event.
+type queueEvent struct {
+	name     string
+	at       time.Time
+	position int
+	resource string // the part queued for, in a multi-resource acquire
+	path     string // the new node, when the acquire had to enqueue again
+}
+
+func (q *queueEvent) attrs() []attribute.KeyValue {
+	n := 1
+	if q.resource != "" {
+		n++
+	}
+	if q.path != "" {
+		n++
+	}
+	kv := make([]attribute.KeyValue, 1, n)
+	kv[0] = QueuePositionKey.Int(q.position)
+	if q.resource != "" {
+		kv = append(kv, ResourceNameKey.String(q.resource))
+	}
+	if q.path != "" {
+		kv = append(kv, ZnodePathKey.String(q.path))
+	}
+	return kv
+}
+
 // position records the enqueue and each change of queue position as span
-// events, so the trace shows the queue draining. The span's own attributes
-// are set once, when the acquire ends.
+// events, so the trace shows the queue draining. An enqueue behind other
+// nodes does not by itself open the acquire span (a reader behind readers,
+// or a semaphore with a free slot, holds at once); a change of position
+// does, since the acquire can only have learned of it by waiting, and so
+// does an enqueue again. The span's own attributes are set once, when the
+// acquire ends.
 func (o *Observer) position(e zklock.Event) {
 	st := o.get(e.ID)
 	if st == nil {
@@ -36,48 +66,76 @@ func (o *Observer) position(e zklock.Event) {
 	if st.hold != nil {
 		return
 	}
-	newPath := e.Path != "" && e.Path != st.path && st.path != "" // enqueued again after the session expired
+	newPath := e.Path != "" && e.Path != st.path && st.path != "" // another part's node, or enqueued again after the session expired
 	if e.Path != "" {
 		st.path = e.Path
 	}
 	if e.SessionID != 0 {
 		st.session = e.SessionID
 	}
-	name := EventPosition
+	q := queueEvent{name: EventPosition, at: e.Time, position: e.Position}
+	again := false
 	if e.Kind == zklock.EventEnqueued {
-		name = EventEnqueued
+		q.name = EventEnqueued
+		again = st.enqueued && st.enqueuedBefore(e.Resource)
 		if !st.enqueued {
 			st.enqueued, st.position = true, e.Position
 		}
 	}
-	if !st.acquire.IsRecording() {
-		return // not sampled: the event would be dropped
-	}
-	n := 1
 	if st.kind == KindMulti {
-		n++
+		q.resource = e.Resource
 	}
 	if newPath {
-		n++
+		q.path = e.Path
 	}
-	attrs := make([]attribute.KeyValue, 1, n)
-	attrs[0] = QueuePositionKey.Int(e.Position)
-	if st.kind == KindMulti {
-		attrs = append(attrs, ResourceNameKey.String(e.Resource)) // the part being queued for
+	if st.acquire == nil {
+		st.queued = append(st.queued, q)
+		if e.Kind == zklock.EventPosition || again {
+			o.openAcquire(st)
+		}
+		return
 	}
-	if newPath {
-		attrs = append(attrs, ZnodePathKey.String(e.Path))
+	if st.acquire.IsRecording() { // if not, the event would be dropped
+		st.acquire.AddEvent(q.name, trace.WithAttributes(q.attrs()...)) // now, by the SDK's clock
 	}
-	st.acquire.AddEvent(name, trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))
 }
 
-// ended returns the attributes of an acquire span known when it ends:
-// the queue position at enqueue, the wait and the outcome. A failed
-// acquire's span also names its node and session, which a successful
-// acquire's hold span carries instead (with the fencing token): each fact
-// once per trace.
-func (o *Observer) ended(st *lockState, outcome string, wait time.Duration, failed bool) []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, 6)
+// enqueuedBefore reports whether the acquire, whose span is not open yet,
+// has enqueued for resource before. st.mu is held.
+func (st *lockState) enqueuedBefore(resource string) bool {
+	for _, q := range st.queued {
+		if q.name == EventEnqueued && (st.kind != KindMulti || q.resource == resource) {
+			return true
+		}
+	}
+	return false
+}
+
+// openAcquire opens the acquire span of an acquire that waits, is
+// suspended or fails, as it would have been opened when the acquire
+// started: at its start time, a child of the span in the acquire's
+// context, with the queue events so far. st.mu is held.
+func (o *Observer) openAcquire(st *lockState) {
+	attrs := make([]attribute.KeyValue, 0, 3+len(o.spanAttrs))
+	attrs = append(attrs, ResourceNameKey.String(st.resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind))
+	attrs = append(attrs, o.spanAttrs...)
+	_, st.acquire = o.tracer.Start(st.ctx, SpanAcquire, spanInternal,
+		trace.WithTimestamp(st.start), trace.WithAttributes(attrs...))
+	if st.acquire.IsRecording() {
+		for i := range st.queued {
+			q := &st.queued[i]
+			st.acquire.AddEvent(q.name, trace.WithTimestamp(q.at), trace.WithAttributes(q.attrs()...))
+		}
+	}
+	st.queued = nil
+}
+
+// ended returns the attributes that an acquire's end adds to its acquire
+// span, or to its hold span when it had none: the queue position at
+// enqueue, the wait and the outcome. A failed acquire's span also names
+// its node and session, which a successful acquire's hold span carries
+// anyway (with the fencing token): each fact once per trace.
+func (o *Observer) ended(kv []attribute.KeyValue, st *lockState, outcome string, wait time.Duration, failed bool) []attribute.KeyValue {
 	if st.enqueued {
 		kv = append(kv, QueuePositionKey.Int(st.position))
 	}
@@ -92,9 +150,11 @@ func (o *Observer) ended(st *lockState, outcome string, wait time.Duration, fail
 	return append(kv, WaitDurationKey.Float64(wait.Seconds()), OutcomeKey.String(outcome))
 }
 
-// acquired ends the acquire span and opens the hold span, linked to it. A
-// lease that comes without an acquire (Lease.Downgrade) gets a hold span
-// only.
+// acquired opens the hold span. An acquire that waited ends its acquire
+// span, and the hold span, linked to it, starts at the same instant; one
+// that did not wait has no acquire span, and its hold span carries the
+// wait and the outcome instead. A lease that comes without an acquire
+// (Lease.Downgrade) gets a hold span only.
 func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 	st := o.get(e.ID)
 	if st == nil {
@@ -106,14 +166,27 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		return
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
-	if st.acquire.IsRecording() {
-		st.acquire.SetAttributes(o.ended(st, OutcomeAcquired, e.Wait, false)...)
-	}
 	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.acquired)
 	st.series.waiting.Add(-1)
-	st.acquire.End(trace.WithTimestamp(e.Time))
-
-	st.hold = o.startHold(ctx, e, st, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
+	if st.acquire == nil {
+		// Observe is called as the lock is taken, so the SDK's clock
+		// gives the same instant, unless a loss came first: then the
+		// loss ends the span at the acquire's time, which it must start
+		// at.
+		var at []trace.SpanStartOption
+		if st.lost != nil {
+			at = append(at, trace.WithTimestamp(e.Time))
+		}
+		st.hold = o.startHold(ctx, e, st, true, at...)
+	} else {
+		if st.acquire.IsRecording() {
+			st.acquire.SetAttributes(o.ended(make([]attribute.KeyValue, 0, 3), st, OutcomeAcquired, e.Wait, false)...)
+		}
+		at := trace.WithTimestamp(e.Time) // the hand-off: one instant for both spans
+		st.acquire.End(at)
+		st.hold = o.startHold(ctx, e, st, false, at, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
+	}
+	st.ctx, st.queued = nil, nil
 	if st.lost != nil {
 		// The loss was reported first (it is delivered asynchronously).
 		lost := *st.lost
@@ -126,8 +199,8 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 	st.series.held.Add(1)
 }
 
-// failed ends the acquire span with an error status and the error's
-// type.
+// failed ends the acquire span, opening it if the acquire had none yet,
+// with an error status and the error's type.
 func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 	st := o.get(e.ID)
 	if st == nil {
@@ -140,11 +213,15 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 	if e.SessionID != 0 {
 		st.session = e.SessionID
 	}
+	if st.acquire == nil {
+		o.openAcquire(st)
+	}
 	out, errType := outcome(e.Err), ErrorType(e.Err)
 	if st.acquire.IsRecording() {
-		st.acquire.SetAttributes(append(o.ended(st, out, e.Wait, true), ErrorTypeKey.String(errType))...)
+		kv := o.ended(make([]attribute.KeyValue, 0, 6), st, out, e.Wait, true)
+		st.acquire.SetAttributes(append(kv, ErrorTypeKey.String(errType))...)
 		if e.Err != nil {
-			st.acquire.RecordError(e.Err, trace.WithTimestamp(e.Time))
+			st.acquire.RecordError(e.Err)
 			st.acquire.SetStatus(codes.Error, e.Err.Error())
 		} else {
 			st.acquire.SetStatus(codes.Error, out)
@@ -152,6 +229,7 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 	}
 	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.failed(out, errType))
 	st.series.waiting.Add(-1)
+	st.ctx = nil
 	o.finish(e.ID, st)
-	st.acquire.End(trace.WithTimestamp(e.Time))
+	st.acquire.End() // Observe is called as the acquire fails: the SDK's clock
 }

@@ -20,9 +20,10 @@ import (
 )
 
 // Four contenders queue on one resource, one after the other; each is let
-// go in turn. The spans must show the queue: enqueue positions 0..3, wait
-// times in the same order, a hand-off event (position 0) for each waiter,
-// and a hold span per lease, linked to its acquire span.
+// go in turn. The spans must show the queue: the first takes the lock at
+// once (a hold span only, with its wait), each of the others has an
+// acquire span with its enqueue position 1..3 and a hand-off event
+// (position 0), and a hold span linked to it; waits grow in that order.
 func TestIntegration_Contention(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) }) // runs last: after the client is closed
@@ -108,16 +109,26 @@ func TestIntegration_Contention(t *testing.T) {
 	wg.Wait()
 	batch.End()
 
-	acquires := byParent(t, tel.ended(tracing.SpanAcquire), contenders)
+	// The first contender took the lock at once: it has a hold span only,
+	// which carries the acquire's wait and outcome. Every other one waited:
+	// an acquire span, and a hold span linked to it.
+	acquires := byParent(t, tel.ended(tracing.SpanAcquire), contenders[1:])
 	holds := byParent(t, tel.ended(tracing.SpanHold), contenders)
 	var waits [n]float64
 	var tokens [n]int64
 	for i := range n {
-		a, h := acquires[i], holds[i]
-		if a.SpanKind() != trace.SpanKindInternal || h.SpanKind() != trace.SpanKindInternal {
-			t.Errorf("contender %d: span kinds %v, %v; want internal", i, a.SpanKind(), h.SpanKind())
+		h := holds[i]
+		if h.SpanKind() != trace.SpanKindInternal {
+			t.Errorf("contender %d: hold span kind %v, want internal", i, h.SpanKind())
 		}
-		for _, s := range []sdktrace.ReadOnlySpan{a, h} {
+		spans := []sdktrace.ReadOnlySpan{h}
+		if i > 0 {
+			spans = append(spans, acquires[i-1])
+		}
+		for _, s := range spans {
+			if s.SpanKind() != trace.SpanKindInternal {
+				t.Errorf("contender %d: %s span kind %v, want internal", i, s.Name(), s.SpanKind())
+			}
 			wantAttr(t, s, tracing.ResourceNameKey, attribute.StringValue(resource))
 			wantAttr(t, s, tracing.ResourceClassKey, attribute.StringValue("accounts/{id}"))
 			wantAttr(t, s, tracing.LockKindKey, attribute.StringValue(tracing.KindExclusive))
@@ -128,20 +139,47 @@ func TestIntegration_Contention(t *testing.T) {
 				t.Errorf("scope %s %s, want %s %s", sc.Name, sc.Version, tracing.ScopeName, tracing.Version())
 			}
 		}
-		wantAttr(t, a, tracing.QueuePositionKey, attribute.IntValue(i))
-		wantAttr(t, a, tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeAcquired))
-		w, _ := attr(a, tracing.WaitDurationKey)
-		waits[i] = w.AsFloat64()
 		// The lease's node, session and token are on its hold span, once.
 		wantAttr(t, h, tracing.SessionIDKey, attribute.StringValue(session(c.SessionID())))
 		if p, _ := attr(h, tracing.ZnodePathKey); !strings.HasPrefix(p.AsString(), root+"/") {
 			t.Errorf("contender %d: hold path %q, want one under %s", i, p.AsString(), root)
 		}
 		tokens[i] = mustAttr(t, h, tracing.FencingTokenKey).AsInt64()
+		if !h.EndTime().After(h.StartTime()) {
+			t.Errorf("contender %d: hold span has no duration", i)
+		}
+
+		if i == 0 {
+			wantAttr(t, h, tracing.QueuePositionKey, attribute.IntValue(0))
+			wantAttr(t, h, tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeAcquired))
+			waits[0] = mustAttr(t, h, tracing.WaitDurationKey).AsFloat64()
+			if links := h.Links(); len(links) != 0 {
+				t.Errorf("contender 0: hold links %v, want none (it has no acquire span)", links)
+			}
+			if names := eventNames(h); len(names) != 0 {
+				t.Errorf("contender 0: hold events %v, want none", names)
+			}
+			continue
+		}
+
+		a := acquires[i-1]
+		wantAttr(t, a, tracing.QueuePositionKey, attribute.IntValue(i))
+		wantAttr(t, a, tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeAcquired))
+		waits[i] = mustAttr(t, a, tracing.WaitDurationKey).AsFloat64()
 		for _, k := range []attribute.Key{tracing.SessionIDKey, tracing.ZnodePathKey, tracing.FencingTokenKey} {
 			if v, ok := attr(a, k); ok {
 				t.Errorf("contender %d: the acquire span repeats the hold span's %s=%s", i, k, v.String())
 			}
+		}
+		for _, k := range []attribute.Key{tracing.QueuePositionKey, tracing.WaitDurationKey, tracing.OutcomeKey} {
+			if v, ok := attr(h, k); ok {
+				t.Errorf("contender %d: the hold span repeats the acquire span's %s=%s", i, k, v.String())
+			}
+		}
+		// Opened when the acquire learned it waited, the span still
+		// starts when the acquire started.
+		if !a.StartTime().Equal(starts[i]) {
+			t.Errorf("contender %d: acquire span starts at %v, the acquire at %v", i, a.StartTime(), starts[i])
 		}
 
 		// Events: enqueued at i, then the hand-off (position 0).
@@ -162,12 +200,15 @@ func TestIntegration_Contention(t *testing.T) {
 			case j > 0 && (e.Name != tracing.EventPosition || pos >= last):
 				t.Errorf("contender %d: event %d is %s at %d after %d; want the position to fall", i, j, e.Name, pos, last)
 			}
+			if e.Time.Before(a.StartTime()) || e.Time.After(a.EndTime()) {
+				t.Errorf("contender %d: event %s at %v, outside its span [%v, %v]", i, e.Name, e.Time, a.StartTime(), a.EndTime())
+			}
 			last = pos
 		}
 		if last != 0 {
 			t.Errorf("contender %d: last position %d, want a hand-off event at position 0", i, last)
 		}
-		if i > 0 && len(evs) < 2 {
+		if len(evs) < 2 {
 			t.Errorf("contender %d: events %v, want a hand-off after the enqueue", i, eventNames(a))
 		}
 
@@ -177,9 +218,6 @@ func TestIntegration_Contention(t *testing.T) {
 		}
 		if !h.StartTime().Equal(a.EndTime()) {
 			t.Errorf("contender %d: hold starts at %v, acquire ends at %v", i, h.StartTime(), a.EndTime())
-		}
-		if !h.EndTime().After(h.StartTime()) {
-			t.Errorf("contender %d: hold span has no duration", i)
 		}
 	}
 	for i := 1; i < n; i++ {

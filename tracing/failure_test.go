@@ -87,8 +87,16 @@ func TestIntegration_FailureOutcomes(t *testing.T) {
 			if s.Status().Code != codes.Error || s.Status().Description != err.Error() {
 				t.Errorf("status %+v, want error %q", s.Status(), err)
 			}
-			if names := eventNames(s); len(names) == 0 || names[len(names)-1] != "exception" {
-				t.Errorf("events %v, want the error recorded last", names)
+			// Whether it waited (a span opened when its position would
+			// change) or not (a try, opened as it fails), the span shows
+			// the whole acquire: from its start, enqueued behind the
+			// holder, then the error.
+			wantAttr(t, s, tracing.QueuePositionKey, attribute.IntValue(1))
+			names := eventNames(s)
+			if len(names) != 2 || names[0] != tracing.EventEnqueued || names[1] != "exception" {
+				t.Errorf("events %v, want %s then the error", names, tracing.EventEnqueued)
+			} else if e := s.Events()[0]; e.Time.Before(s.StartTime()) || e.Time.After(s.EndTime()) {
+				t.Errorf("enqueued at %v, outside its span [%v, %v]", e.Time, s.StartTime(), s.EndTime())
 			}
 			if w, ok := attr(s, tracing.WaitDurationKey); !ok || w.AsFloat64() <= 0 {
 				t.Errorf("wait duration %v", w.String())

@@ -10,14 +10,23 @@ import (
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// startHold opens the hold span of a lease.
-func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, opts ...trace.SpanStartOption) trace.Span {
-	attrs := make([]attribute.KeyValue, 0, 6+len(o.spanAttrs))
+// startHold opens the hold span of a lease. alone says the lease's
+// acquire has no span of its own: the hold span then carries the acquire's
+// ending attributes (see ended).
+func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, alone bool, opts ...trace.SpanStartOption) trace.Span {
+	n := 6 + len(o.spanAttrs)
+	if alone {
+		n += 3
+	}
+	attrs := make([]attribute.KeyValue, 0, n)
 	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
 		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(o.sessionHex(e.SessionID)))
+	if alone {
+		attrs = o.ended(attrs, st, OutcomeAcquired, e.Wait, false)
+	}
 	attrs = append(attrs, o.spanAttrs...)
-	_, span := o.tracer.Start(ctx, SpanHold, append(opts, spanInternal,
-		trace.WithTimestamp(e.Time), trace.WithAttributes(attrs...))...)
+	opts = append(opts, spanInternal, trace.WithAttributes(attrs...))
+	_, span := o.tracer.Start(ctx, SpanHold, opts...)
 	return span
 }
 
@@ -25,7 +34,7 @@ func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState,
 // loss may have been reported already.
 func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 	class, kind := o.class(e.Resource), lockKind(e)
-	st := &lockState{class: class, kind: kind, series: o.series.get(class, kind), path: e.Path, session: e.SessionID}
+	st := &lockState{resource: e.Resource, class: class, kind: kind, series: o.series.get(class, kind), path: e.Path, session: e.SessionID}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	o.mu.Lock()
@@ -36,7 +45,14 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 		o.locks[e.ID] = st
 	}
 	o.mu.Unlock()
-	st.hold = o.startHold(ctx, e, st)
+	// Observe is called as the lease is made, so the SDK's clock gives
+	// the same instant, unless its loss came first: then the loss ends
+	// the span at the lease's time, which it must start at.
+	if orphan {
+		st.hold = o.startHold(ctx, e, st, false, trace.WithTimestamp(e.Time))
+	} else {
+		st.hold = o.startHold(ctx, e, st, false)
+	}
 	if orphan {
 		if lost.Time.Before(e.Time) {
 			lost.Time = e.Time
@@ -60,7 +76,7 @@ func (o *Observer) released(ctx context.Context, e zklock.Event) {
 	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.base)
 	st.series.held.Add(-1)
 	o.finish(e.ID, st)
-	st.hold.End(trace.WithTimestamp(e.Time))
+	st.hold.End() // Observe is called as the lease is released: the SDK's clock
 }
 
 // lostLease ends the hold span with an error status and the reason. A loss

@@ -70,10 +70,21 @@ var _ zklock.Observer = (*Observer)(nil)
 // lockState is one acquire and, once acquired, its lease.
 type lockState struct {
 	mu       sync.Mutex
+	resource string
 	class    string
 	kind     string
 	series   *series // the metrics' view of class and kind
-	acquire  trace.Span
+
+	// The acquire span is opened only for an acquire that waits, is
+	// suspended or fails (openAcquire), as if it had been opened at the
+	// start: ctx and start are kept for it until the acquire ends, and so
+	// are the queue events reported before it is opened.
+	ctx     context.Context
+	start   time.Time
+	acquire trace.Span   // nil until opened
+	queued  []queueEvent // before the acquire span is opened
+	queued1 [1]queueEvent
+
 	hold     trace.Span    // set once acquired
 	lost     *zklock.Event // a loss reported before the acquire ended
 	path     string        // the lock node

@@ -28,7 +28,8 @@ func TestIntegration_Options(t *testing.T) {
 		tracing.WithTracerProvider(nil), tracing.WithMeterProvider(nil),
 		tracing.WithSpanAttributes(attribute.String("app.component", "billing")),
 		tracing.WithMetricAttributes(attribute.String("app.region", "eu")))
-	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs))
+	root := zktest.UniqueRoot(t)
+	c := connect(t, root, zklock.WithObserver(obs))
 	ctx := context.Background()
 	l, err := c.Acquire(ctx, "acme/invoices/2041")
 	if err != nil {
@@ -37,23 +38,44 @@ func TestIntegration_Options(t *testing.T) {
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{tracing.SpanAcquire, tracing.SpanHold} {
-		s := tel.waitEnded(t, name, 1)[0]
+	// A waiter, so that both spans are made.
+	seen := newEvents(zklock.EventEnqueued)
+	c2 := connect(t, root, zklock.WithObserver(obs), zklock.WithObserver(seen))
+	holder, err := c2.Acquire(ctx, "acme/invoices/2041")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen.next(t, zklock.EventEnqueued)
+	go func() {
+		seen.next(t, zklock.EventEnqueued)
+		if err := holder.Release(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	l, err = c2.Acquire(ctx, "acme/invoices/2041")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tel.waitEnded(t, tracing.SpanHold, 3)
+	for _, s := range append(tel.ended(tracing.SpanHold), tel.waitEnded(t, tracing.SpanAcquire, 1)...) {
 		wantAttr(t, s, tracing.ResourceClassKey, attribute.StringValue("acme"))
 		wantAttr(t, s, tracing.ResourceNameKey, attribute.StringValue("acme/invoices/2041"))
 		wantAttr(t, s, "app.component", attribute.StringValue("billing"))
 		if _, ok := attr(s, "app.region"); ok {
-			t.Errorf("%s span has the metric-only attribute", name)
+			t.Errorf("%s span has the metric-only attribute", s.Name())
 		}
 	}
 	ms := tel.metrics(t)
 	class := []attribute.KeyValue{tracing.ResourceClassKey.String("acme"), tracing.LockKindKey.String(tracing.KindExclusive),
 		attribute.String("app.region", "eu")}
-	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeAcquired))...); dp.Count != 1 {
-		t.Errorf("%s with the custom class and attributes: count %d, want 1", tracing.MetricAcquireDuration, dp.Count)
+	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeAcquired))...); dp.Count != 3 {
+		t.Errorf("%s with the custom class and attributes: count %d, want 3", tracing.MetricAcquireDuration, dp.Count)
 	}
-	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 1 {
-		t.Errorf("%s with the custom class and attributes: count %d, want 1", tracing.MetricHoldDuration, dp.Count)
+	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 3 {
+		t.Errorf("%s with the custom class and attributes: count %d, want 3", tracing.MetricHoldDuration, dp.Count)
 	}
 }
 
@@ -79,11 +101,10 @@ func TestIntegration_GlobalProviders(t *testing.T) {
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	a := tel.waitEnded(t, tracing.SpanAcquire, 1)[0]
-	if sc := a.InstrumentationScope(); sc.Name != tracing.ScopeName || sc.Version != tracing.Version() {
+	h := tel.waitEnded(t, tracing.SpanHold, 1)[0]
+	if sc := h.InstrumentationScope(); sc.Name != tracing.ScopeName || sc.Version != tracing.Version() {
 		t.Errorf("scope %+v, want %s %s", sc, tracing.ScopeName, tracing.Version())
 	}
-	tel.waitEnded(t, tracing.SpanHold, 1)
 	if _, ok := tel.metrics(t)[tracing.MetricAcquireDuration]; !ok {
 		t.Errorf("no %s from the global meter provider", tracing.MetricAcquireDuration)
 	}
@@ -125,16 +146,31 @@ func TestIntegration_NotSampled(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()), sdktrace.WithSpanProcessor(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	obs := tracing.NewObserver(tracing.WithTracerProvider(tp), tracing.WithMeterProvider(tel.mp))
-	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs))
+	seen := newEvents(zklock.EventEnqueued)
+	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(obs), zklock.WithObserver(seen))
 	ctx := context.Background()
 	l, err := c.Acquire(ctx, "unsampled/1")
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen.next(t, zklock.EventEnqueued)
 	if _, err := c.TryAcquire(ctx, "unsampled/1"); !errors.Is(err, zklock.ErrLocked) {
 		t.Fatalf("try: %v", err)
 	}
-	if err := l.Release(ctx); err != nil {
+	seen.next(t, zklock.EventEnqueued)
+	// A waiter: its acquire span is opened, not recording, when it learns
+	// that it waited.
+	go func() {
+		seen.next(t, zklock.EventEnqueued)
+		if err := l.Release(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	w, err := c.Acquire(ctx, "unsampled/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(spans.Started()); n != 0 {
@@ -142,14 +178,14 @@ func TestIntegration_NotSampled(t *testing.T) {
 	}
 	ms := tel.metrics(t)
 	class := []attribute.KeyValue{tracing.ResourceClassKey.String("unsampled/{id}"), tracing.LockKindKey.String(tracing.KindExclusive)}
-	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeAcquired))...); dp.Count != 1 {
-		t.Errorf("acquired count %d, want 1", dp.Count)
+	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeAcquired))...); dp.Count != 2 {
+		t.Errorf("acquired count %d, want 2", dp.Count)
 	}
 	if dp, _ := histogram(t, ms, tracing.MetricAcquireDuration, append(class, tracing.OutcomeKey.String(tracing.OutcomeBusy), tracing.ErrorTypeKey.String("locked"))...); dp.Count != 1 {
 		t.Errorf("busy count %d, want 1", dp.Count)
 	}
-	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 1 {
-		t.Errorf("hold count %d, want 1", dp.Count)
+	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, class...); dp.Count != 2 {
+		t.Errorf("hold count %d, want 2", dp.Count)
 	}
 	if k := obs.InFlight(); k != 0 {
 		t.Errorf("observer still tracks %d locks", k)

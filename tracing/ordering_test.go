@@ -43,37 +43,58 @@ func feed(o *tracing.Observer, evs ...zklock.Event) {
 
 var exclusive = []attribute.KeyValue{tracing.ResourceClassKey.String("accounts/{id}"), tracing.LockKindKey.String(tracing.KindExclusive)}
 
+// A loss reported before the acquire's own end, for an acquire that took
+// its lock at once (a hold span only) and for one that waited (an acquire
+// span and a hold span): the hold span starts at the acquire's time and
+// ends there, lost.
 func TestObserver_LostBeforeAcquired(t *testing.T) {
-	tel := newTelemetry(t)
-	o := tel.observer()
-	feed(o, ev(zklock.EventStarted, 1, 0), ev(zklock.EventEnqueued, 1, 1),
-		lost(1, 2, zklock.LossNodeDeleted), ev(zklock.EventAcquired, 1, 3))
+	for _, waited := range []bool{false, true} {
+		t.Run(fmt.Sprintf("waited=%v", waited), func(t *testing.T) {
+			tel := newTelemetry(t)
+			o := tel.observer()
+			evs := []zklock.Event{ev(zklock.EventStarted, 1, 0), ev(zklock.EventEnqueued, 1, 1)}
+			if waited {
+				evs[1].Position = 1
+				evs = append(evs, ev(zklock.EventPosition, 1, 1))
+			}
+			feed(o, append(evs, lost(1, 2, zklock.LossNodeDeleted), ev(zklock.EventAcquired, 1, 3))...)
 
-	if k := o.InFlight(); k != 0 {
-		t.Errorf("observer still tracks %d locks", k)
-	}
-	a := tel.ended(tracing.SpanAcquire)
-	h := tel.ended(tracing.SpanHold)
-	if len(a) != 1 || len(h) != 1 {
-		t.Fatalf("%d acquire and %d hold spans, want 1 and 1", len(a), len(h))
-	}
-	wantAttr(t, a[0], tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeAcquired))
-	wantAttr(t, h[0], tracing.LostReasonKey, attribute.StringValue("node_deleted"))
-	if h[0].Status().Code != codes.Error {
-		t.Errorf("hold status %+v", h[0].Status())
-	}
-	if h[0].EndTime().Before(h[0].StartTime()) {
-		t.Errorf("hold ends (%v) before it starts (%v)", h[0].EndTime(), h[0].StartTime())
-	}
-	ms := tel.metrics(t)
-	if v := sum(t, ms, tracing.MetricHoldActive, exclusive...); v != 0 {
-		t.Errorf("%s = %d", tracing.MetricHoldActive, v)
-	}
-	if v := sum(t, ms, tracing.MetricAcquireActive, exclusive...); v != 0 {
-		t.Errorf("%s = %d", tracing.MetricAcquireActive, v)
-	}
-	if v := sumAll(t, ms, tracing.MetricHoldLost); v != 1 {
-		t.Errorf("%s = %d, want 1", tracing.MetricHoldLost, v)
+			if k := o.InFlight(); k != 0 {
+				t.Errorf("observer still tracks %d locks", k)
+			}
+			a := tel.ended(tracing.SpanAcquire)
+			h := tel.ended(tracing.SpanHold)
+			want := 0
+			if waited {
+				want = 1
+			}
+			if len(a) != want || len(h) != 1 {
+				t.Fatalf("%d acquire and %d hold spans, want %d and 1", len(a), len(h), want)
+			}
+			if waited {
+				wantAttr(t, a[0], tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeAcquired))
+			} else {
+				wantAttr(t, h[0], tracing.OutcomeKey, attribute.StringValue(tracing.OutcomeAcquired))
+			}
+			wantAttr(t, h[0], tracing.LostReasonKey, attribute.StringValue("node_deleted"))
+			if h[0].Status().Code != codes.Error {
+				t.Errorf("hold status %+v", h[0].Status())
+			}
+			at := t0.Add(3 * time.Millisecond)
+			if !h[0].StartTime().Equal(at) || !h[0].EndTime().Equal(at) {
+				t.Errorf("hold span [%v, %v], want both at the acquire's time %v", h[0].StartTime(), h[0].EndTime(), at)
+			}
+			ms := tel.metrics(t)
+			if v := sum(t, ms, tracing.MetricHoldActive, exclusive...); v != 0 {
+				t.Errorf("%s = %d", tracing.MetricHoldActive, v)
+			}
+			if v := sum(t, ms, tracing.MetricAcquireActive, exclusive...); v != 0 {
+				t.Errorf("%s = %d", tracing.MetricAcquireActive, v)
+			}
+			if v := sumAll(t, ms, tracing.MetricHoldLost); v != 1 {
+				t.Errorf("%s = %d, want 1", tracing.MetricHoldLost, v)
+			}
+		})
 	}
 }
 
@@ -164,19 +185,25 @@ func TestObserver_UnknownAndRepeatedEvents(t *testing.T) {
 	if n := o.Orphans(); n != 1 {
 		t.Errorf("%d losses of unknown leases kept, want 1", n)
 	}
+	rel1, rel2 := ev(zklock.EventReleased, 1, 4), ev(zklock.EventReleased, 1, 5)
+	rel1.Held, rel2.Held = 3*time.Millisecond, 4*time.Millisecond
 	feed(o, ev(zklock.EventStarted, 1, 0), ev(zklock.EventAcquired, 1, 1), ev(zklock.EventAcquired, 1, 2),
-		ev(zklock.EventFailed, 1, 3), ev(zklock.EventReleased, 1, 4), ev(zklock.EventReleased, 1, 5), lost(1, 6, zklock.LossSessionExpired))
-	if n, m := len(tel.ended(tracing.SpanAcquire)), len(tel.ended(tracing.SpanHold)); n != 1 || m != 1 {
-		t.Errorf("%d acquire and %d hold spans, want 1 and 1", n, m)
+		ev(zklock.EventFailed, 1, 3), rel1, rel2, lost(1, 6, zklock.LossSessionExpired))
+	if n, m := len(tel.ended(tracing.SpanAcquire)), len(tel.ended(tracing.SpanHold)); n != 0 || m != 1 {
+		t.Errorf("%d acquire and %d hold spans, want 0 and 1", n, m)
 	}
-	if h := tel.ended(tracing.SpanHold); len(h) == 1 && (h[0].Status().Code != codes.Unset || !h[0].EndTime().Equal(t0.Add(4*time.Millisecond))) {
-		t.Errorf("the hold span ended at %v with %+v, want the first release", h[0].EndTime(), h[0].Status())
+	if h := tel.ended(tracing.SpanHold); len(h) == 1 && h[0].Status().Code != codes.Unset {
+		t.Errorf("the hold span ended with %+v, want a release", h[0].Status())
 	}
 	if k := o.InFlight(); k != 0 {
 		t.Errorf("observer still tracks %d locks", k)
 	}
-	if v := sumAll(t, tel.metrics(t), tracing.MetricHoldLost); v != 0 {
+	ms := tel.metrics(t)
+	if v := sumAll(t, ms, tracing.MetricHoldLost); v != 0 {
 		t.Errorf("%s = %d after a release", tracing.MetricHoldLost, v)
+	}
+	if dp, _ := histogram(t, ms, tracing.MetricHoldDuration, exclusive...); dp.Count != 1 || dp.Sum != rel1.Held.Seconds() {
+		t.Errorf("%s: count %d sum %v, want the first release only (%v)", tracing.MetricHoldDuration, dp.Count, dp.Sum, rel1.Held.Seconds())
 	}
 }
 
@@ -208,6 +235,9 @@ func TestObserver_Outcomes(t *testing.T) {
 		s := tel.ended(tracing.SpanAcquire)
 		if len(s) != 1 {
 			t.Fatalf("%v: %d spans", tc.err, len(s))
+		}
+		if !s[0].StartTime().Equal(t0) {
+			t.Errorf("%v: the span starts at %v, want the acquire's start %v", tc.err, s[0].StartTime(), t0)
 		}
 		wantAttr(t, s[0], tracing.OutcomeKey, attribute.StringValue(tc.want))
 		wantAttr(t, s[0], tracing.ErrorTypeKey, attribute.StringValue(tc.errType))

@@ -7,7 +7,8 @@ import (
 )
 
 // session adds a suspended or resumed event to the open spans of the
-// session.
+// session, opening the acquire span of an acquire in progress that has
+// none yet.
 func (o *Observer) session(e zklock.Event) {
 	name := EventSuspended
 	if e.Kind == zklock.EventResumed {
@@ -30,6 +31,9 @@ func (o *Observer) session(e zklock.Event) {
 		case st.hold != nil:
 			st.hold.AddEvent(name, opts...)
 		default:
+			if st.acquire == nil {
+				o.openAcquire(st) // an acquire suspended shows it, whether it waits or not
+			}
 			st.acquire.AddEvent(name, opts...)
 		}
 		st.mu.Unlock()
