@@ -166,7 +166,7 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		return
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.acquired)
+	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.acquiredOpts...)
 	st.series.waiting.Add(-1)
 	if st.acquire == nil {
 		// Observe is called as the lock is taken, so the SDK's clock

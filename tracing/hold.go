@@ -73,7 +73,7 @@ func (o *Observer) released(ctx context.Context, e zklock.Event) {
 	if st.hold == nil {
 		return
 	}
-	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.base)
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.baseOpts...)
 	st.series.held.Add(-1)
 	o.finish(e.ID, st)
 	st.hold.End() // Observe is called as the lease is released: the SDK's clock

@@ -18,6 +18,11 @@ type series struct {
 	base     metric.MeasurementOption // kv
 	acquired metric.MeasurementOption // kv and outcome acquired
 
+	// The options of the measurements of every cycle, as slices that a
+	// Record call takes as they are (a variadic argument of its own would
+	// be allocated on each call).
+	baseOpts, acquiredOpts []metric.RecordOption
+
 	waiting atomic.Int64 // zklock.acquire.active
 	held    atomic.Int64 // zklock.hold.active
 
@@ -35,6 +40,8 @@ func newSeries(kv []attribute.KeyValue) *series {
 	s := &series{kv: kv}
 	s.base = metric.WithAttributeSet(attribute.NewSet(kv...))
 	s.acquired = s.with(OutcomeKey.String(OutcomeAcquired))
+	s.baseOpts = []metric.RecordOption{s.base}
+	s.acquiredOpts = []metric.RecordOption{s.acquired}
 	return s
 }
 
