@@ -22,27 +22,45 @@
 //
 // # Spans
 //
-// Each acquire attempt is one span named "zklock.acquire" ([SpanAcquire]), of
-// kind internal, a child of the span in the acquire's context. It starts
-// when the acquire starts and ends when the lock is held or the acquire
-// fails; a failure sets the status to error and records the error. It has a
-// span event "zklock.enqueued" when the lock node is created, carrying the
-// queue position, and an event "zklock.position" whenever the acquire
-// learns that its position changed; the hand-off to this waiter is the
-// event with position 0. Because each waiter watches only the node just
-// ahead of it (no herd effect), a waiter learns of its position only when
-// that node goes: the waiter third in line typically shows positions 2 and
-// then 0, not 1.
+// A lease is one span named "zklock.hold" ([SpanHold]), of kind internal,
+// a child of the span in the acquire's context, from acquired to released
+// or lost. A lost lease ends it with an error status, the error, and the
+// reason.
 //
-// A successful acquire is followed by one span named "zklock.hold"
-// ([SpanHold]) from acquired to released or lost, with the same parent and a
-// link to the acquire span. A lost lease ends it with an error status, the
-// error, and the reason.
-// The read lease made by [zklock.Lease.Downgrade] has a hold span of its
-// own, without an acquire span: it never waits.
+// Most acquires take their lock at once, and that hold span is all they
+// make: it also carries the acquire's wait, queue position and outcome.
+// An acquire that waits, fails, or is under way while the connection to
+// ZooKeeper is down has a span of its own as well, named "zklock.acquire"
+// ([SpanAcquire]), of kind internal and with the same parent, from the
+// start of the acquire to the lock held or the failure; the hold span that
+// follows it starts at the same instant and links to it. A failure sets
+// the acquire span's status to error and records the error; a failed
+// acquire has no hold span.
+//
+// An acquire span has a span event "zklock.enqueued" when the lock node is
+// created, carrying the queue position, and an event "zklock.position"
+// whenever the acquire learns that its position changed; the hand-off to
+// this waiter is the event with position 0. Because each waiter watches
+// only the node just ahead of it (no herd effect), a waiter learns of its
+// position only when that node goes: the waiter third in line typically
+// shows positions 2 and then 0, not 1. A node ahead does not by itself
+// mean a wait (a reader behind readers, or a semaphore with a free slot,
+// holds at once): an acquire is known to have waited when its position
+// changes, or when it has to enqueue again.
+//
+// The read lease made by [zklock.Lease.Downgrade] has a hold span without
+// an acquire's attributes or a link: it never waits.
 //
 // While the connection to ZooKeeper is down, open spans get the events
 // "zklock.suspended" and "zklock.resumed".
+//
+// zklock reports events as they happen, and a span that starts or ends,
+// or a span event added, as its event is reported takes the SDK's clock.
+// What is recorded later takes the event's own [zklock.Event].Time: an
+// acquire span, opened when the acquire turns out to wait, starts when
+// the acquire started and gets the queue events reported before it; a
+// hold span whose loss was reported before its acquire ended starts and
+// ends at the acquire's end.
 //
 // A re-entrant acquire (under a context that carries a lease of the same
 // resource, see [zklock.Lease.Context]) makes no span: it neither waits nor
@@ -54,26 +72,28 @@
 // attribute naming rules; the keys are exported ([ResourceNameKey] and the
 // rest) for use in queries and tests.
 //
-//	Attribute              Type    Where                       Value
-//	zklock.resource.name   string  both spans, multi events    the resource as given; AcquireAll: names joined by ","
-//	zklock.resource.class  string  both spans, all metrics     WithResourceClass (default DefaultResourceClass)
-//	zklock.lock.kind       string  both spans, all metrics     exclusive, read, write, semaphore, multi, election
-//	zklock.queue.position  int     acquire span, its events    nodes ahead in the queue: on the span, at enqueue
-//	zklock.wait.duration   double  acquire span                seconds from the start of the acquire to its end
-//	zklock.outcome         string  acquire span, wait metric   acquired, timeout, canceled, busy, error
-//	zklock.fencing_token   int     hold span                   the lease's fencing token (czxid of its node)
-//	zklock.znode.path      string  hold span, failed acquire   the lock node's path (also on a position event
-//	                                                           when the acquire had to enqueue again)
-//	zklock.session.id      string  hold span, failed acquire,  the ZooKeeper session id in hex ("0x100a2b3c4d0000")
+//	Attribute              Type    Where                         Value
+//	zklock.resource.name   string  spans, multi events           the resource as given; AcquireAll: names joined by ","
+//	zklock.resource.class  string  spans, all metrics            WithResourceClass (default DefaultResourceClass)
+//	zklock.lock.kind       string  spans, all metrics            exclusive, read, write, semaphore, multi, election
+//	zklock.queue.position  int     acquire's span, queue events  nodes ahead in the queue: on the span, at enqueue
+//	zklock.wait.duration   double  acquire's span                seconds from the start of the acquire to its end
+//	zklock.outcome         string  acquire's span, wait metric   acquired, timeout, canceled, busy, error
+//	zklock.fencing_token   int     hold span                     the lease's fencing token (czxid of its node)
+//	zklock.znode.path      string  hold span, failed acquire     the lock node's path (also on a queue event
+//	                                                             when the acquire had to enqueue again)
+//	zklock.session.id      string  hold span, failed acquire,    the ZooKeeper session id in hex ("0x100a2b3c4d0000")
 //	                               session events
-//	zklock.lost.reason     string  hold span, lost metric      session_expired, session_unverified, node_deleted,
-//	                                                           client_closed, partner_lost
-//	error.type             string  failures only: see below    locked, wait_timeout, unavailable, canceled, ...
+//	zklock.lost.reason     string  hold span, lost metric        session_expired, session_unverified, node_deleted,
+//	                                                             client_closed, partner_lost
+//	error.type             string  failures only: see below      locked, wait_timeout, unavailable, canceled, ...
 //
-// A lease's node, session and token are on its hold span; the acquire span
-// that led to it (linked) does not repeat them. A failed acquire has no
-// hold span, so its acquire span names the node it queued with and the
-// session.
+// The acquire's span is its acquire span if it has one, otherwise its
+// hold span. Each fact is on one span of a trace: a lease's node, session
+// and token are on its hold span, which does not repeat the queue
+// position, wait and outcome of a linked acquire span; a failed acquire
+// has no hold span, so its acquire span names the node it queued with and
+// the session.
 //
 // The outcome of a failed acquire is busy for [zklock.ErrLocked] (a try
 // that found the lock taken), timeout for [zklock.ErrWaitTimeout] and
@@ -81,8 +101,8 @@
 // for anything else. The kind is multi when the acquire names more than one
 // resource ([zklock.Event].Resources: a single name may itself contain a
 // comma), otherwise the mode:
-// election for [zklock.Client.Campaign], whose acquire span is the wait to
-// lead and whose hold span is the leadership.
+// election for [zklock.Client.Campaign], whose acquire span (if it
+// waited) is the wait to lead and whose hold span is the leadership.
 //
 // # Errors
 //
@@ -129,7 +149,7 @@
 //
 // # Overhead
 //
-// An uncontended acquire and release makes two spans, one span event and
+// An uncontended acquire and release makes one span, no span event and
 // two histogram measurements. BenchmarkAcquireRelease measures what that
 // adds to a cycle against a real ZooKeeper; docs/metrics.md gives the
 // figures. Spans that the sampler drops cost little: the Observer builds
