@@ -12,8 +12,9 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// The demo runs against a real ZooKeeper and prints the queue: positions
-// 0..3, a hand-off to each waiter, one busy try, and the metrics.
+// The demo runs against a real ZooKeeper and prints the queue: the first
+// worker's lock taken at once (a hold span only), positions 1..3 and a
+// hand-off for each waiter, one busy try, and the metrics.
 func TestDemo(t *testing.T) {
 	for _, asJSON := range []bool{false, true} {
 		var out bytes.Buffer
@@ -31,13 +32,18 @@ func TestDemo(t *testing.T) {
 				`"Key": "zklock.queue.position"`, `"Value": "busy"`}
 		} else {
 			want = []string{"transfer-batch", "└─ try-once",
-				"queue.position=0 outcome=acquired", "queue.position=1 outcome=acquired",
+				// The first worker takes the lock at once: its hold span
+				// is its only span and says so.
+				"zklock.hold accounts/42 queue.position=0 outcome=acquired", "queue.position=1 outcome=acquired",
 				"queue.position=2 outcome=acquired", "queue.position=3 outcome=acquired",
 				"queue.position=4 outcome=busy", "ERROR: ",
 				"zklock.acquire.duration{lock.kind=exclusive,outcome=acquired,resource.class=accounts/{id}} count=4",
 				"zklock.hold.active{lock.kind=exclusive,resource.class=accounts/{id}} 0"}
 			if n := strings.Count(got, "· zklock.position queue.position=0"); n != 3 {
 				t.Errorf("%d hand-off events, want 3", n)
+			}
+			if n, m := strings.Count(got, "zklock.acquire "), strings.Count(got, "(linked to its acquire)"); n != 4 || m != 3 {
+				t.Errorf("%d acquire spans and %d linked hold spans, want 4 (three waiters, one try) and 3", n, m)
 			}
 		}
 		for _, w := range want {
