@@ -48,11 +48,11 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 	// Observe is called as the lease is made, so the SDK's clock gives
 	// the same instant, unless its loss came first: then the loss ends
 	// the span at the lease's time, which it must start at.
+	var at []trace.SpanStartOption
 	if orphan {
-		st.hold = o.startHold(ctx, e, st, false, trace.WithTimestamp(e.Time))
-	} else {
-		st.hold = o.startHold(ctx, e, st, false)
+		at = append(at, trace.WithTimestamp(e.Time))
 	}
+	st.hold = o.startHold(ctx, e, st, false, at...)
 	if orphan {
 		if lost.Time.Before(e.Time) {
 			lost.Time = e.Time

@@ -81,9 +81,9 @@ type lockState struct {
 	// are the queue events reported before it is opened.
 	ctx     context.Context
 	start   time.Time
-	acquire trace.Span   // nil until opened
-	queued  []queueEvent // before the acquire span is opened
-	queued1 [1]queueEvent
+	acquire trace.Span    // nil until opened
+	queued  []queueEvent  // before the acquire span is opened
+	queued1 [1]queueEvent // queued's first array: one enqueue, no allocation
 
 	hold     trace.Span    // set once acquired
 	lost     *zklock.Event // a loss reported before the acquire ended
