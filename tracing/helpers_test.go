@@ -242,3 +242,20 @@ func (ev *events) next(t *testing.T, kind zklock.EventKind) zklock.Event {
 		}
 	}
 }
+
+// acquisition is the outcome of an acquire run in the background.
+type acquisition struct {
+	l   *zklock.Lease
+	err error
+}
+
+// inBackground runs acquire on a goroutine of its own; its outcome arrives
+// on the channel returned.
+func inBackground(acquire func() (*zklock.Lease, error)) <-chan acquisition {
+	ch := make(chan acquisition, 1)
+	go func() {
+		l, err := acquire()
+		ch <- acquisition{l, err}
+	}()
+	return ch
+}

@@ -40,15 +40,7 @@ func TestIntegration_SuspendResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen.next(t, zklock.EventEnqueued)
-	type result struct {
-		l   *zklock.Lease
-		err error
-	}
-	waiting := make(chan result, 1)
-	go func() {
-		l, err := c.Acquire(ctx, "accounts/9")
-		waiting <- result{l, err}
-	}()
+	waiting := inBackground(func() (*zklock.Lease, error) { return c.Acquire(ctx, "accounts/9") })
 	if e := seen.next(t, zklock.EventEnqueued); e.Position != 1 {
 		t.Fatalf("waiter enqueued at %d", e.Position)
 	}
@@ -74,7 +66,7 @@ func TestIntegration_SuspendResume(t *testing.T) {
 	if err := holder.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var r result
+	var r acquisition
 	select {
 	case r = <-waiting:
 	case <-time.After(patience):

@@ -139,15 +139,7 @@ func TestIntegration_MultiWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen.next(t, zklock.EventEnqueued)
-	type result struct {
-		l   *zklock.Lease
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		l, err := c.AcquireAll(ctx, []string{"accounts/1", "accounts/2"})
-		done <- result{l, err}
-	}()
+	done := inBackground(func() (*zklock.Lease, error) { return c.AcquireAll(ctx, []string{"accounts/1", "accounts/2"}) })
 	start := seen.next(t, zklock.EventStarted).Time
 	if e := seen.next(t, zklock.EventEnqueued); e.Resource != "accounts/1" || e.Position != 0 {
 		t.Fatalf("first enqueue: %s at %d", e.Resource, e.Position)
