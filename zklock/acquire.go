@@ -199,7 +199,7 @@ func (p *clientParts) quick(woke wake) bool {
 		return false
 	}
 	wf := &p.w.n.wait
-	return wf.kind == waitPred && wf.keep || wf.kind == waitLease
+	return (wf.kind == waitPred && wf.keep || wf.kind == waitLease) && p.w.n.handoffSafe()
 }
 
 func (p *clientParts) abandon(err error) {

@@ -316,6 +316,14 @@ func (c *Client) onSessionEvent(state zk.State) {
 	c.kick()
 }
 
+// epoch returns the current connection epoch: a channel closed when the
+// client next loses its connection (or now, if it has none).
+func (c *Client) epoch() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.downCh
+}
+
 // dropSessionLocked forgets every node of session sid (gone with it) and
 // returns the leases to report lost.
 func (c *Client) dropSessionLocked(sid int64) []*leaseState {

@@ -44,14 +44,41 @@ type node struct {
 	// about to take a zero-round-trip hand-off needs it; a holder without
 	// it sets it after the client's node watch delay (WithNodeWatchDelay).
 	ownWatched bool
+	// ownEpoch: the client's connection epoch (Client.epoch) when the
+	// watch was asked for. ZooKeeper keeps the order of a session's
+	// events only within one connection; see handoffSafe.
+	ownEpoch <-chan struct{}
 	// wait is what the node waits for between two steps.
 	wait waitFor
 }
 
-// setOwnWatched records that our session has a data watch on the node.
-func (n *node) setOwnWatched() {
+// setOwnWatched records that our session has a data watch on the node,
+// asked for in connection epoch epoch.
+func (n *node) setOwnWatched(epoch <-chan struct{}) {
 	n.ownWatched = true
+	n.ownEpoch = epoch
 	n.entry.watched.Store(true)
+}
+
+// handoffSafe reports whether the node may take a hand-off with no
+// request: its own watch was set on the connection still in use. The
+// hand-off trusts that a deletion of our node would have reached us before
+// the event that ended the wait, and ZooKeeper keeps that order only
+// within one connection: on a reconnection go-zookeeper restores its
+// watches in one request (setWatches), and the server answers it with an
+// event for every watched node gone meanwhile, in the order of that
+// request's list, not of the deletions. A node that lived through a
+// reconnection lists its queue instead, which finds it gone if it is.
+func (n *node) handoffSafe() bool {
+	if !n.ownWatched {
+		return false
+	}
+	select {
+	case <-n.ownEpoch:
+		return false
+	default:
+		return true
+	}
 }
 
 // waitFor is what a node waits for between two steps (see step.go), and
@@ -227,7 +254,7 @@ func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*park
 func (w *waiter) next(ctx context.Context) ([]child, error) {
 	wf := w.n.wait
 	w.n.wait = waitFor{}
-	if !wf.keep {
+	if !wf.keep || !w.n.handoffSafe() {
 		return w.list(ctx)
 	}
 	me, _ := parseChild(w.n.name)

@@ -24,13 +24,14 @@ import (
 // contexts cancelled) before we hold (see woken).
 func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []child) (*parked, error) {
 	if !w.n.ownWatched {
+		epoch := w.c.epoch()
 		if _, err := retryRead(ctx, w, func() (struct{}, error) {
 			_, _, _, err := w.c.conn.GetW(w.n.path)
 			return struct{}{}, err
 		}); err != nil {
 			return nil, err
 		}
-		w.n.setOwnWatched()
+		w.n.setOwnWatched(epoch)
 	}
 	w.c.mu.Lock()
 	held := pred.st != nil
@@ -180,6 +181,7 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	if w.n.token != 0 {
 		return kids, nil
 	}
+	epoch := w.c.epoch()
 	st, err := retryRead(ctx, w, func() (*zk.Stat, error) {
 		_, st, _, err := w.c.conn.GetW(w.n.path)
 		return st, err
@@ -188,7 +190,7 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 		return nil, err
 	}
 	w.n.token = st.Czxid
-	w.n.setOwnWatched()
+	w.n.setOwnWatched(epoch)
 	return kids, nil
 }
 
@@ -269,6 +271,7 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 			ownErr error // of the read that watches our node, if made
 		}
 		needOwn := w.n.wait.own && !w.n.ownWatched
+		epoch := c.epoch()
 		r, err := call(ctx, func() (res, error) {
 			var ownCh chan error
 			if needOwn {
@@ -291,7 +294,7 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 		if needOwn {
 			switch {
 			case r.ownErr == nil:
-				w.n.setOwnWatched()
+				w.n.setOwnWatched(epoch)
 			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
 				return nil, errRestart
 			case isConnErr(r.ownErr):
