@@ -38,11 +38,13 @@ func TestIntegration_HandoffAfterReconnectFindsOwnNode(t *testing.T) {
 func handoffAfterReconnect(t *testing.T, srv *zktest.Server) {
 	const n = 12
 	watches := func() int {
-		out, err := srv.FourLetter("wchs")
+		// data and child watches both (wchs counts data watches only)
+		out, err := srv.FourLetter("mntr")
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, v, _ := strings.Cut(out, "Total watches:")
+		_, v, _ := strings.Cut(out, "zk_watch_count\t")
+		v, _, _ = strings.Cut(v, "\n")
 		k, _ := strconv.Atoi(strings.TrimSpace(v))
 		return k
 	}
@@ -91,7 +93,7 @@ func handoffAfterReconnect(t *testing.T, srv *zktest.Server) {
 		}
 		return len(wNodes) == n
 	})
-	// w's watches, on p's node and on its own, are set.
+	// w's watches are set: on p's node, and on its own or its queue.
 	eventually(t, "w's watches", func() bool { return watches() >= base+2*n })
 	cGot := make(chan result, n)
 	for i := range n {
