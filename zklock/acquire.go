@@ -21,7 +21,9 @@ var errRestart = errors.New("zklock: restart")
 // Try; ErrWaitTimeout; the context's error (also matching ErrUnavailable if
 // ZooKeeper was unreachable at the time); ErrClosed; ErrUpgrade.
 func (c *Client) Acquire(ctx context.Context, resource string, opts ...AcquireOption) (*Lease, error) {
-	return acquireOpts(ctx, c, []string{resource}, opts)
+	// Not through acquireOpts: every frame on this goroutine's stack
+	// counts while it waits (see parked.park).
+	return newAcquisition(ctx, c, []string{resource}, opts).acquire()
 }
 
 // TryAcquire is Acquire with Try: it never waits for another holder and
@@ -35,7 +37,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, opts ...Acquir
 // cannot deadlock. On failure or cancellation everything already taken is
 // released. The lease is lost as soon as any part of it is lost.
 func (c *Client) AcquireAll(ctx context.Context, resources []string, opts ...AcquireOption) (*Lease, error) {
-	return acquireOpts(ctx, c, resources, opts)
+	return newAcquisition(ctx, c, resources, opts).acquire()
 }
 
 // QueuePath returns the znode that holds resource's lock queue.
@@ -177,7 +179,13 @@ func (p *clientParts) next(woke wake) (*parked, target, int64, error) {
 		}
 		parked, err := p.w.step(wctx, woke)
 		if parked != nil {
-			parked.gone, parked.end = p.w.n.entry.gone, ctx.Done()
+			if !parked.covered {
+				// A covered park needs no case for our node's end: the
+				// cover fires then too (cover.go), and each case of a
+				// parked select holds a runtime record of its own.
+				parked.gone = p.w.n.entry.gone
+			}
+			parked.end = ctx.Done()
 			return parked, target{}, 0, nil
 		}
 		if err != nil {
@@ -199,7 +207,7 @@ func (p *clientParts) quick(woke wake) bool {
 		return false
 	}
 	wf := &p.w.n.wait
-	return wf.kind == waitPred && wf.keep || wf.kind == waitLease
+	return (wf.kind == waitPred && wf.keep || wf.kind == waitLease) && p.w.handoffSafe()
 }
 
 func (p *clientParts) abandon(err error) {

@@ -53,6 +53,8 @@ type Client struct {
 	// creates[id] is closed once the create of the node with protected
 	// id has ended, registered in nodes or not (see ownNode).
 	creates map[string]chan struct{}
+	// covers[queue] are the covers armed by listings of queue (cover.go).
+	covers map[string]*cover
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers
@@ -144,6 +146,7 @@ func (c *Client) abort() {
 	c.mu.Lock()
 	c.closed = true
 	close(c.closeCh)
+	c.dropCoversLocked()
 	c.mu.Unlock()
 	c.bgCancel()
 	go c.conn.Close()
@@ -243,6 +246,7 @@ func (c *Client) onEvent(ev zk.Event) {
 		c.onSessionEvent(ev.State)
 	case zk.EventNodeDeleted:
 		c.mu.Lock()
+		c.coverEventLocked(nodeDeleted, ev.Path)
 		e := c.nodes[ev.Path]
 		var st *leaseState
 		if c.nodes.drop(e) && e.st != nil && !e.releasing {
@@ -252,6 +256,10 @@ func (c *Client) onEvent(ev zk.Event) {
 		if st != nil {
 			st.lose(LossNodeDeleted)
 		}
+	case zk.EventNodeChildrenChanged:
+		c.mu.Lock()
+		c.coverEventLocked(childrenChanged, ev.Path)
+		c.mu.Unlock()
 	case zk.EventNodeDataChanged:
 		// Someone wrote our node: the data watch is spent, set it again.
 		c.mu.Lock()
@@ -316,9 +324,18 @@ func (c *Client) onSessionEvent(state zk.State) {
 	c.kick()
 }
 
+// epoch returns the current connection epoch: a channel closed when the
+// client next loses its connection (or now, if it has none).
+func (c *Client) epoch() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.downCh
+}
+
 // dropSessionLocked forgets every node of session sid (gone with it) and
 // returns the leases to report lost.
 func (c *Client) dropSessionLocked(sid int64) []*leaseState {
+	c.dropCoversLocked()
 	var lost []*leaseState
 	for _, e := range c.nodes.dropWhere(func(e *nodeEntry) bool { return e.sessionID == sid }) {
 		if e.st != nil && !e.releasing {

@@ -41,8 +41,9 @@ func (w *waiter) create(ctx context.Context) error {
 		}
 	}()
 	for {
-		path, names, err := c.createNode(ctx, createReq{prefix: prefix, data: c.nodeData(w.cfg), parent: w.target.parent,
-			id: id, sid: w.sid, count: !w.cfg.raw && w.cfg.mode != Semaphore})
+		path, names, cv, err := c.createNode(ctx, createReq{prefix: prefix, data: c.nodeData(w.cfg), parent: w.target.parent,
+			id: id, sid: w.sid, count: !w.cfg.raw && w.cfg.mode != Semaphore,
+			cover: w.cfg.mode == Exclusive || w.cfg.mode == Write})
 		switch {
 		case err == nil:
 			token := c.wire.created(prefix)
@@ -51,6 +52,7 @@ func (w *waiter) create(ctx context.Context) error {
 			}
 			w.n.token = token
 			w.n.listed = names
+			w.n.cover = cv
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
 			if err := c.ensureQueue(ctx, w.target.parent, w.queueData()); err != nil {
@@ -151,18 +153,21 @@ type createReq struct {
 	// count: the queue's data is ours and empty, so it may be rewritten
 	// to learn the queue's child count with the create (createCounted).
 	count bool
+	// cover: any node ahead blocks the lock, so a counted create that
+	// finds one node ahead lists the queue with a child watch (cover.go).
+	cover bool
 }
 
 // createNode runs one create. If ctx ends while it is in flight, whatever
 // it creates is deleted in the background. A ctx that cannot end, or a
 // step's, runs it on the caller's goroutine, as call does.
-func (c *Client) createNode(ctx context.Context, r createReq) (string, []string, error) {
+func (c *Client) createNode(ctx context.Context, r createReq) (string, []string, *cover, error) {
 	if ctx.Done() == nil {
 		return c.createAndList(r)
 	}
 	if inStep(ctx) {
 		if ctx.Err() != nil {
-			return "", nil, ctxErr(ctx)
+			return "", nil, nil, ctxErr(ctx)
 		}
 		return c.createAndList(r)
 	}
@@ -170,17 +175,18 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 		path  string
 		err   error
 		names []string // the queue listed right after the create, if it could be
-		owner int64    // the session current when the create returned
+		cv    *cover
+		owner int64 // the session current when the create returned
 	}
 	ch := make(chan result, 1)
 	abandoned := make(chan struct{})
 	go func() {
-		p, names, err := c.createAndList(r)
+		p, names, cv, err := c.createAndList(r)
 		// A successful create ran on this session or on one that has
 		// expired since (a request queued while disconnected is sent on
 		// the next session, which may be a new one): delete on this one.
 		owner, _ := c.session()
-		res := result{path: p, err: err, names: names, owner: owner}
+		res := result{path: p, err: err, names: names, cv: cv, owner: owner}
 		select {
 		case ch <- res:
 		default:
@@ -198,7 +204,7 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 	}()
 	select {
 	case res := <-ch:
-		return res.path, res.names, res.err
+		return res.path, res.names, res.cv, res.err
 	case <-ctx.Done():
 		close(abandoned)
 		// The create may have finished in the meantime: then clean up here.
@@ -209,7 +215,7 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 			}
 		default:
 		}
-		return "", nil, ctxErr(ctx)
+		return "", nil, nil, ctxErr(ctx)
 	}
 }
 
@@ -222,8 +228,10 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 // after the create and costs no extra round trip. With other creates in
 // flight (many acquires at once on one session) the listing waits for the
 // create, which then also reads the queue's child count where it can
-// (createCounted), so that a queue of one needs no listing at all.
-func (c *Client) createAndList(r createReq) (path string, names []string, err error) {
+// (createCounted), so that a queue of one needs no listing at all, and a
+// queue of two is listed with a child watch where that can stand in for a
+// watch on our node (cv, see cover.go).
+func (c *Client) createAndList(r createReq) (path string, names []string, cv *cover, err error) {
 	// Pipeline only the client's one create in flight: with many at once
 	// (1,000 acquires on one session), listings interleaved with the
 	// creates cost more than they save (measured: 5,200 against 7,800
@@ -231,21 +239,30 @@ func (c *Client) createAndList(r createReq) (path string, names []string, err er
 	inFlight := c.creating.Add(1)
 	defer c.creating.Add(-1)
 	if inFlight > 1 {
-		counted := false
+		counted, kids := false, int32(0)
 		if r.count && !c.noCount.Load() {
-			path, names, counted, err = c.createCounted(r)
+			path, names, kids, counted, err = c.createCounted(r)
 		}
 		if !counted {
 			path, err = c.conn.Create(r.prefix, r.data, zk.FlagEphemeralSequential, c.cfg.acl)
 		}
 		if err != nil || names != nil {
-			return path, names, err
+			return path, names, nil, err
 		}
-		names, _, lerr := c.conn.Children(r.parent)
+		var lerr error
+		if r.cover && kids == 2 {
+			cv = c.armCover(r.parent)
+			names, _, _, lerr = c.conn.ChildrenW(r.parent)
+		} else {
+			names, _, lerr = c.conn.Children(r.parent)
+		}
 		if lerr != nil {
-			names = nil
+			if cv != nil {
+				c.disarm(r.parent, cv)
+			}
+			return path, nil, nil, nil
 		}
-		return path, names, nil
+		return path, names, cv, nil
 	}
 	written, stop := c.wire.written(r.prefix)
 	type created struct {
@@ -274,7 +291,7 @@ func (c *Client) createAndList(r createReq) (path string, names []string, err er
 	if cr.err != nil || lerr != nil {
 		names = nil
 	}
-	return cr.path, names, cr.err
+	return cr.path, names, nil, cr.err
 }
 
 // createCounted creates our node in one transaction with a rewrite of its
@@ -283,13 +300,14 @@ func (c *Client) createAndList(r createReq) (path string, names []string, err er
 // nothing is ahead of it, nor can anything come ahead of it later (sequence
 // numbers only grow), and names is just our node: the lock is ours without
 // a listing, at the cost of one transaction instead of a create and a read.
-// Otherwise names is nil and the caller lists the queue.
+// Otherwise names is nil and the caller lists the queue; kids is the
+// queue's child count after our create.
 //
 // counted is false if the server refused the transaction for want of the
 // right to write the queue's data (a queue made by someone else, with an
 // ACL that lacks WRITE); no node was made, and the caller creates without
 // the count, as the client does from then on.
-func (c *Client) createCounted(r createReq) (path string, names []string, counted bool, err error) {
+func (c *Client) createCounted(r createReq) (path string, names []string, kids int32, counted bool, err error) {
 	res, err := c.conn.Multi(
 		&zk.CreateRequest{Path: r.prefix, Data: r.data, Acl: c.cfg.acl, Flags: zk.FlagEphemeralSequential},
 		&zk.SetDataRequest{Path: r.parent, Version: -1})
@@ -299,18 +317,21 @@ func (c *Client) createCounted(r createReq) (path string, names []string, counte
 				c.log.Info("zklock: may not write a queue's data; acquires list their queue after the create",
 					"queue", r.parent)
 			}
-			return "", nil, false, nil
+			return "", nil, 0, false, nil
 		}
-		return "", nil, true, err
+		return "", nil, 0, true, err
 	}
 	if len(res) != 2 {
-		return "", nil, true, fmt.Errorf("zklock: zookeeper answered a create of 2 operations with %d results", len(res))
+		return "", nil, 0, true, fmt.Errorf("zklock: zookeeper answered a create of 2 operations with %d results", len(res))
 	}
 	path = res[0].String
-	if st := res[1].Stat; st != nil && st.NumChildren == 1 && strings.HasPrefix(path, r.parent+"/") {
-		names = []string{path[len(r.parent)+1:]}
+	if st := res[1].Stat; st != nil {
+		kids = st.NumChildren
+		if kids == 1 && strings.HasPrefix(path, r.parent+"/") {
+			names = []string{path[len(r.parent)+1:]}
+		}
 	}
-	return path, names, true, nil
+	return path, names, kids, true, nil
 }
 
 // ensureQueue creates a queue's znode as a CONTAINER (ZooKeeper removes it

@@ -106,13 +106,8 @@ func acquireWith(ctx context.Context, b backend, resources []string, cfg acquire
 	return a.acquire()
 }
 
-// acquireOpts is acquireWith for options (the Client's Acquire and
-// AcquireAll): the config is made in the acquisition, not on the caller's
-// stack.
-func acquireOpts(ctx context.Context, b backend, resources []string, opts []AcquireOption) (*Lease, error) {
-	return newAcquisition(ctx, b, resources, opts).acquire()
-}
-
+// newAcquisition makes the acquisition for the Client's Acquire and
+// AcquireAll, with the config made in it, not on the caller's stack.
 func newAcquisition(ctx context.Context, b backend, resources []string, opts []AcquireOption) *acquisition {
 	a := &acquisition{b: b, caller: ctx, at: -1, resources: resources}
 	a.cfg = newAcquireConfig(opts)

@@ -44,14 +44,46 @@ type node struct {
 	// about to take a zero-round-trip hand-off needs it; a holder without
 	// it sets it after the client's node watch delay (WithNodeWatchDelay).
 	ownWatched bool
+	// ownEpoch: the client's connection epoch (Client.epoch) when the
+	// watch was asked for. ZooKeeper keeps the order of a session's
+	// events only within one connection; see handoffSafe.
+	ownEpoch <-chan struct{}
+	// cover: the child watch of the listing after its create, if it
+	// armed one, which stands in for the watch on the node (cover.go).
+	cover *cover
 	// wait is what the node waits for between two steps.
 	wait waitFor
 }
 
-// setOwnWatched records that our session has a data watch on the node.
-func (n *node) setOwnWatched() {
+// setOwnWatched records that our session has a data watch on the node,
+// asked for in connection epoch epoch.
+func (n *node) setOwnWatched(epoch <-chan struct{}) {
 	n.ownWatched = true
+	n.ownEpoch = epoch
 	n.entry.watched.Store(true)
+}
+
+// handoffSafe reports whether the node may take the hand-off its wait
+// ended in with no request: its own watch was set on the connection still
+// in use, or its cover saw the node ahead go first (cover.go). The
+// hand-off trusts that a deletion of our node would have reached us before
+// the event that ended the wait, and ZooKeeper keeps that order only
+// within one connection: on a reconnection go-zookeeper restores its
+// watches in one request (setWatches), and the server answers it with an
+// event for every watched node gone meanwhile, in the order of that
+// request's list, not of the deletions. A node that lived through a
+// reconnection lists its queue instead, which finds it gone if it is.
+func (w *waiter) handoffSafe() bool {
+	n := w.n
+	if !n.ownWatched {
+		return n.wait.covered && w.c.coveredHandoff(n.cover, n.wait.pred)
+	}
+	select {
+	case <-n.ownEpoch:
+		return false
+	default:
+		return true
+	}
 }
 
 // waitFor is what a node waits for between two steps (see step.go), and
@@ -64,6 +96,8 @@ type waitFor struct {
 	ahead []child
 	kind  waitKind
 	own   bool // waitPred: our node is watched with it
+	// covered: waitPred: our node's cover stands in for that watch
+	covered bool
 	// keep: go on from the nodes in ahead, then ours, instead of listing
 	// the queue (a hand-off with no round trip).
 	keep bool
@@ -218,16 +252,20 @@ func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*park
 		// names alive, and every garbage collection would mark them.
 		others = rest[:idx-1]
 	}
-	w.n.wait = waitFor{kind: waitPred, pred: pred, own: direct, keep: direct, ahead: others}
+	// With a cover (cover.go), the queue's child watch stands in for the
+	// watch on our node.
+	covered := direct && !w.n.ownWatched && w.c.covering(w.n.cover, pred)
+	w.n.wait = waitFor{kind: waitPred, pred: pred, own: direct && !covered, covered: covered, keep: direct, ahead: others}
 	return w.watch(ctx)
 }
 
 // next returns the queue to go on with once a wait is over: what the wait
 // left of the snapshot (see waitFor), or a new listing.
 func (w *waiter) next(ctx context.Context) ([]child, error) {
+	keep := w.n.wait.keep && w.handoffSafe()
 	wf := w.n.wait
 	w.n.wait = waitFor{}
-	if !wf.keep {
+	if !keep {
 		return w.list(ctx)
 	}
 	me, _ := parseChild(w.n.name)

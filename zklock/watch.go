@@ -24,13 +24,14 @@ import (
 // contexts cancelled) before we hold (see woken).
 func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []child) (*parked, error) {
 	if !w.n.ownWatched {
+		epoch := w.c.epoch()
 		if _, err := retryRead(ctx, w, func() (struct{}, error) {
 			_, _, _, err := w.c.conn.GetW(w.n.path)
 			return struct{}{}, err
 		}); err != nil {
 			return nil, err
 		}
-		w.n.setOwnWatched()
+		w.n.setOwnWatched(epoch)
 	}
 	w.c.mu.Lock()
 	held := pred.st != nil
@@ -77,8 +78,11 @@ func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
 		wf.keep = true
 		return nil, nil
 	case waitPred:
-		if woke == wokeChanged {
+		switch woke {
+		case wokeChanged:
 			return w.watch(ctx) // pred's data changed: set the watch again
+		case wokeCover:
+			return w.uncover(ctx)
 		}
 		// pred was deleted. Our own node's deletion, if any, was
 		// delivered before that: check it now.
@@ -89,6 +93,31 @@ func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
 		}
 	}
 	return nil, nil // a semaphore's: a node ahead went or changed
+}
+
+// uncover goes on waiting for the node ahead after the queue changed
+// while our node's cover stood in for a watch on it (cover.go): it sets
+// that watch now, which finds our node gone if the change was its
+// deletion, and parks again on the node ahead's watch, still set. If the
+// node ahead went meanwhile, its event is waiting there, and the hand-off
+// is safe: our node was there after that deletion, or watched before it.
+func (w *waiter) uncover(ctx context.Context) (*parked, error) {
+	select {
+	case <-w.n.entry.gone:
+		return nil, errRestart // known gone: no need to ask
+	default:
+	}
+	ev := w.park.ev
+	epoch := w.c.epoch()
+	if _, err := retryRead(ctx, w, func() (struct{}, error) {
+		_, _, _, err := w.c.conn.GetW(w.n.path)
+		return struct{}{}, err
+	}); err != nil {
+		return nil, err
+	}
+	w.n.setOwnWatched(epoch)
+	w.n.wait.covered = false
+	return w.parkOn(parked{ev: ev}), nil
 }
 
 // watchLocal sets a data watch on pred, a waiting node of this client, so
@@ -180,6 +209,7 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	if w.n.token != 0 {
 		return kids, nil
 	}
+	epoch := w.c.epoch()
 	st, err := retryRead(ctx, w, func() (*zk.Stat, error) {
 		_, st, _, err := w.c.conn.GetW(w.n.path)
 		return st, err
@@ -188,7 +218,7 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 		return nil, err
 	}
 	w.n.token = st.Czxid
-	w.n.setOwnWatched()
+	w.n.setOwnWatched(epoch)
 	return kids, nil
 }
 
@@ -269,6 +299,7 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 			ownErr error // of the read that watches our node, if made
 		}
 		needOwn := w.n.wait.own && !w.n.ownWatched
+		epoch := c.epoch()
 		r, err := call(ctx, func() (res, error) {
 			var ownCh chan error
 			if needOwn {
@@ -291,7 +322,7 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 		if needOwn {
 			switch {
 			case r.ownErr == nil:
-				w.n.setOwnWatched()
+				w.n.setOwnWatched(epoch)
 			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
 				return nil, errRestart
 			case isConnErr(r.ownErr):
@@ -305,7 +336,11 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 		}
 		switch {
 		case r.err == nil:
-			return w.parkOn(parked{ev: r.ch}), nil
+			p := parked{ev: r.ch}
+			if w.n.wait.covered {
+				p.done, p.covered = w.n.cover.fired, true
+			}
+			return w.parkOn(p), nil
 		case errors.Is(r.err, zk.ErrNoNode):
 			return nil, nil
 		case isConnErr(r.err):

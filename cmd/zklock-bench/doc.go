@@ -15,7 +15,7 @@
 // their writes go through the leader), so that both sides' sessions sit on
 // the same servers. With an external ensemble (-servers h1,h2,h3) each
 // session picks a server at random, as go-zookeeper does; the four-letter
-// words wchs, srvr and mntr are used when allowed and approximated
+// words srvr and mntr are used when allowed and approximated
 // otherwise.
 //
 // -memprofile PREFIX samples every allocation and writes heap profiles of

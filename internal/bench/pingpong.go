@@ -10,7 +10,7 @@ import (
 // PingPong runs two sessions of side that take one lock in turn until n
 // hand-offs have happened. A holder keeps the lock until the other session
 // is waiting for it (its node queued and its watch set, as the servers'
-// watch count shows; where the servers do not answer wchs, until its node
+// watch count shows; where the servers do not answer mntr, until its node
 // exists and 2ms more), then releases and asks again at once, so every
 // acquire but the first waits for the other's release.
 //

@@ -2,25 +2,20 @@ package bench
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 )
 
-// watchCount sums the watches held by every server (the four-letter word
-// wchs); ok is false when a server does not answer it.
+// watchCount sums the watches held by every server, data and child
+// watches both (mntr's zk_watch_count; wchs counts data watches only); ok
+// is false when a server does not answer it.
 func (h *Harness) watchCount() (n int64, ok bool) {
 	for _, s := range h.servers {
-		out, err := fourLetter(s, "wchs")
+		m, err := mntr(s)
 		if err != nil {
 			return 0, false
 		}
-		_, v, found := strings.Cut(out, "Total watches:")
+		k, found := m["zk_watch_count"]
 		if !found {
-			return 0, false
-		}
-		k, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
 			return 0, false
 		}
 		n += k

@@ -1,0 +1,273 @@
+package zklock_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// A waiter whose create, among others in flight on its session, finds one
+// node ahead lists its queue with a child watch, which stands in for a
+// watch on its own node (zklock/cover.go): three requests per waiting
+// acquire, as go-zookeeper's zk.Lock makes, with the zero-round-trip
+// hand-off kept.
+
+// covered starts n acquires at once on w, one per resource r0..r(n-1),
+// each held by p, and waits until each is queued with its two watches
+// (the one on p's node, and the child watch on its queue). It returns the
+// acquires' results and w's nodes. The creates run together, so they are
+// counted (see createCounted) and each finds one node ahead.
+func covered(t *testing.T, srv *zktest.Server, p, w *zklock.Client, n int) (held []*zklock.Lease, got chan *zklock.Lease, nodes []string) {
+	t.Helper()
+	ctx := testCtx(t)
+	for i := range n {
+		l, err := p.Acquire(ctx, fmt.Sprintf("r%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, l)
+	}
+	base := watchCount(t, srv)
+	got = make(chan *zklock.Lease, n)
+	var recv int
+	recv = packetsDuring(t, srv, func() {
+		for i := range n {
+			go func() {
+				l, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
+				if err != nil {
+					t.Errorf("acquire r%d: %v", i, err)
+				}
+				got <- l
+			}()
+		}
+		eventually(t, "every waiter queued with its watches", func() bool {
+			return len(w.Locks()) == n && watchCount(t, srv) >= base+2*n
+		})
+	})
+	for _, l := range w.Locks() {
+		nodes = append(nodes, l.Path)
+	}
+	// Per waiter: the counted create, the listing (with the child watch)
+	// and the watch on the node ahead; the first create may be alone in
+	// flight (create and listing pipelined, and a watch on its own node:
+	// one more). Allow 6 for syncs proving the session and pings.
+	if recv > 3*n+1+6 {
+		t.Fatalf("%d waiters queued with %d requests, want at most 3 each (+7)", n, recv)
+	}
+	t.Logf("%d waiters queued with %d requests", n, recv)
+	return held, got, nodes
+}
+
+// watchCount returns the server's data and child watches (mntr).
+func watchCount(t *testing.T, srv *zktest.Server) int {
+	t.Helper()
+	out, err := srv.FourLetter("mntr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v, _ := strings.Cut(out, "zk_watch_count\t")
+	v, _, _ = strings.Cut(v, "\n")
+	k, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		t.Fatalf("mntr's zk_watch_count: %v", err)
+	}
+	return k
+}
+
+func TestIntegration_CoveredWaitersHandOffWithNoRequest(t *testing.T) {
+	srv := countedServer(t)
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	opts := []zklock.Option{zklock.WithSessionTimeout(40 * time.Second), zklock.WithNodeWatchDelay(time.Hour)}
+	p := newClientAt(t, srv.Addr(), root, opts...)
+	w := newClientAt(t, srv.Addr(), root, opts...)
+	const n = 20
+	held, got, _ := covered(t, srv, p, w, n)
+	var leases []*zklock.Lease
+	recv := packetsDuring(t, srv, func() {
+		for _, l := range held {
+			if err := l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range n {
+			leases = append(leases, <-got)
+		}
+	})
+	// p's deletes, and nothing from w. Allow 4 pings.
+	if recv > n+4 {
+		t.Fatalf("%d packets for %d hand-offs: the covered waiters made requests to take the lock", recv, n)
+	}
+	for _, l := range leases {
+		if l == nil {
+			t.FailNow()
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d hand-offs, %d packets to the server", n, recv)
+}
+
+// A node queued behind a covered waiter fires its cover: the waiter then
+// watches its own node (one request) and still takes the lock with no
+// more when the node ahead goes; the node behind waits.
+func TestIntegration_CoverFiredByANodeBehind(t *testing.T) {
+	srv := countedServer(t)
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	opts := []zklock.Option{zklock.WithSessionTimeout(40 * time.Second), zklock.WithNodeWatchDelay(time.Hour)}
+	p := newClientAt(t, srv.Addr(), root, opts...)
+	w := newClientAt(t, srv.Addr(), root, opts...)
+	c := newClientAt(t, srv.Addr(), root, opts...)
+	const n = 8
+	held, got, _ := covered(t, srv, p, w, n)
+	base := watchCount(t, srv)
+	cGot := make(chan *zklock.Lease, n)
+	for i := range n {
+		go func() {
+			l, err := c.Acquire(ctx, fmt.Sprintf("r%d", i))
+			if err != nil {
+				t.Errorf("c's acquire r%d: %v", i, err)
+			}
+			cGot <- l
+		}()
+	}
+	// c's watches on w's nodes; each cover spent, replaced by a watch on
+	// w's own node.
+	eventually(t, "c queued, w's own nodes watched", func() bool {
+		return len(c.Locks()) == n && watchCount(t, srv) >= base+n
+	})
+	var leases []*zklock.Lease
+	recv := packetsDuring(t, srv, func() {
+		for _, l := range held {
+			if err := l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range n {
+			leases = append(leases, <-got)
+		}
+	})
+	if recv > n+4 {
+		t.Fatalf("%d packets for %d hand-offs after the covers fired: w made requests to take the lock", recv, n)
+	}
+	select {
+	case l := <-cGot:
+		t.Fatalf("c holds %v while w does", l)
+	case <-time.After(200 * time.Millisecond):
+	}
+	for _, l := range leases {
+		if l == nil {
+			t.FailNow()
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range n {
+		if l := <-cGot; l != nil {
+			l.Release(ctx)
+		}
+	}
+}
+
+// An operator deletes a covered waiter's node: the cover fires, and the
+// waiter queues again at once with a new node, though the node ahead still
+// holds.
+func TestIntegration_CoveredWaiterRequeuesWhenItsNodeIsDeleted(t *testing.T) {
+	srv := countedServer(t)
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	p := newClientAt(t, srv.Addr(), root)
+	w := newClientAt(t, srv.Addr(), root)
+	op := newClientAt(t, srv.Addr(), root)
+	const n = 8
+	held, got, nodes := covered(t, srv, p, w, n)
+	start := time.Now()
+	for _, node := range nodes {
+		if err := op.Conn().Delete(node, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "w queued again everywhere", func() bool {
+		ls := w.Locks()
+		if len(ls) != n {
+			return false
+		}
+		for _, l := range ls {
+			if l.Position < 1 || strings.Contains(strings.Join(nodes, " "), l.Path) {
+				return false
+			}
+		}
+		return true
+	})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("w took %v to queue again after its nodes were deleted", d)
+	}
+	t.Logf("queued again %v after the deletes", time.Since(start).Round(time.Millisecond))
+	for _, l := range held {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range n {
+		l := <-got
+		if l == nil {
+			t.FailNow()
+		}
+		if strings.Contains(strings.Join(nodes, " "), l.Path()) {
+			t.Fatalf("w holds its deleted node %s", l.Path())
+		}
+		l.Release(ctx)
+	}
+}
+
+// An operator deletes a covered waiter's node and the node ahead in one
+// transaction, ours first: the cover's child watch fires before the node
+// ahead's deletion arrives, so the hand-off is not taken on trust; the
+// waiter lists, finds its node gone, and queues again.
+func TestIntegration_CoveredWaiterNodeAndPredDeletedTogether(t *testing.T) {
+	srv := countedServer(t)
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	p := newClientAt(t, srv.Addr(), root)
+	w := newClientAt(t, srv.Addr(), root)
+	op := newClientAt(t, srv.Addr(), root)
+	const n = 8
+	held, got, nodes := covered(t, srv, p, w, n)
+	mine := map[string]bool{}
+	for _, node := range nodes {
+		mine[node] = true
+	}
+	for i, l := range held {
+		var wNode string
+		for _, node := range nodes {
+			if strings.Contains(node, fmt.Sprintf("/r%d/", i)) {
+				wNode = node
+			}
+		}
+		if _, err := op.Conn().Multi(&zk.DeleteRequest{Path: wNode, Version: -1}, &zk.DeleteRequest{Path: l.Path(), Version: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range n {
+		l := <-got
+		if l == nil {
+			t.FailNow()
+		}
+		if mine[l.Path()] {
+			t.Fatalf("w holds %s, deleted with the node ahead of it", l.Path())
+		}
+		if ok, _, err := op.Conn().Exists(l.Path()); err != nil || !ok {
+			t.Fatalf("w holds %s, which does not exist (%v)", l.Path(), err)
+		}
+		l.Release(ctx)
+	}
+}
