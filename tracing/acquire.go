@@ -116,11 +116,11 @@ func (st *lockState) enqueuedBefore(resource string) bool {
 // started: at its start time, a child of the span in the acquire's
 // context, with the queue events so far. st.mu is held.
 func (o *Observer) openAcquire(st *lockState) {
-	attrs := make([]attribute.KeyValue, 0, 3+len(o.spanAttrs))
-	attrs = append(attrs, ResourceNameKey.String(st.resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind))
-	attrs = append(attrs, o.spanAttrs...)
-	_, st.acquire = o.tracer.Start(st.ctx, SpanAcquire, spanInternal,
-		trace.WithTimestamp(st.start), trace.WithAttributes(attrs...))
+	s := newSpanStart()
+	s.attrs = append(s.attrs, ResourceNameKey.String(st.resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind))
+	s.attrs = append(s.attrs, o.spanAttrs...)
+	s.opts = append(s.opts, trace.WithTimestamp(st.start))
+	st.acquire = s.start(st.ctx, o.tracer, SpanAcquire)
 	if st.acquire.IsRecording() {
 		for i := range st.queued {
 			q := &st.queued[i]
@@ -173,18 +173,20 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		// gives the same instant, unless a loss came first: then the
 		// loss ends the span at the acquire's time, which it must start
 		// at.
-		var at []trace.SpanStartOption
+		s := newSpanStart()
 		if st.lost != nil {
-			at = append(at, trace.WithTimestamp(e.Time))
+			s.opts = append(s.opts, trace.WithTimestamp(e.Time))
 		}
-		st.hold = o.startHold(ctx, e, st, true, at...)
+		st.hold = o.startHold(ctx, e, st, true, s)
 	} else {
 		if st.acquire.IsRecording() {
 			st.acquire.SetAttributes(o.ended(make([]attribute.KeyValue, 0, 3), st, OutcomeAcquired, e.Wait, false)...)
 		}
 		at := trace.WithTimestamp(e.Time) // the hand-off: one instant for both spans
 		st.acquire.End(at)
-		st.hold = o.startHold(ctx, e, st, false, at, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
+		s := newSpanStart()
+		s.opts = append(s.opts, at, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
+		st.hold = o.startHold(ctx, e, st, false, s)
 	}
 	st.ctx, st.queued = nil, nil
 	if st.lost != nil {

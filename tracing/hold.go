@@ -3,31 +3,23 @@ package tracing
 import (
 	"context"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// startHold opens the hold span of a lease. alone says the lease's
-// acquire has no span of its own: the hold span then carries the acquire's
-// ending attributes (see ended).
-func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, alone bool, opts ...trace.SpanStartOption) trace.Span {
-	n := 6 + len(o.spanAttrs)
-	if alone {
-		n += 3
-	}
-	attrs := make([]attribute.KeyValue, 0, n)
-	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
+// startHold opens the hold span of a lease, with the options s holds.
+// alone says the lease's acquire has no span of its own: the hold span
+// then carries the acquire's ending attributes (see ended).
+func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, alone bool, s *spanStart) trace.Span {
+	s.attrs = append(s.attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
 		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(o.sessionHex(e.SessionID)))
 	if alone {
-		attrs = o.ended(attrs, st, OutcomeAcquired, e.Wait, false)
+		s.attrs = o.ended(s.attrs, st, OutcomeAcquired, e.Wait, false)
 	}
-	attrs = append(attrs, o.spanAttrs...)
-	opts = append(opts, spanInternal, trace.WithAttributes(attrs...))
-	_, span := o.tracer.Start(ctx, SpanHold, opts...)
-	return span
+	s.attrs = append(s.attrs, o.spanAttrs...)
+	return s.start(ctx, o.tracer, SpanHold)
 }
 
 // acquiredAlone opens the hold span of a lease that had no acquire. Its
@@ -48,11 +40,11 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 	// Observe is called as the lease is made, so the SDK's clock gives
 	// the same instant, unless its loss came first: then the loss ends
 	// the span at the lease's time, which it must start at.
-	var at []trace.SpanStartOption
+	s := newSpanStart()
 	if orphan {
-		at = append(at, trace.WithTimestamp(e.Time))
+		s.opts = append(s.opts, trace.WithTimestamp(e.Time))
 	}
-	st.hold = o.startHold(ctx, e, st, false, at...)
+	st.hold = o.startHold(ctx, e, st, false, s)
 	if orphan {
 		if lost.Time.Before(e.Time) {
 			lost.Time = e.Time
