@@ -15,10 +15,9 @@ import (
 // acquires take their lock at once, and their hold span says so (see
 // openAcquire).
 func (o *Observer) started(ctx context.Context, e zklock.Event) {
-	class, kind := o.class(e.Resource), lockKind(e)
-	st := &lockState{resource: e.Resource, class: class, kind: kind, series: o.series.get(class, kind), ctx: ctx, start: e.Time}
+	st := &lockState{resource: e.Resource, res: o.resource(e.Resource, lockKind(e)), ctx: ctx, start: e.Time}
 	st.queued = st.queued1[:0]
-	st.series.waiting.Add(1)
+	st.res.series.waiting.Add(1)
 	o.track(e.ID, st)
 }
 
@@ -82,7 +81,7 @@ func (o *Observer) position(e zklock.Event) {
 			st.enqueued, st.position = true, e.Position
 		}
 	}
-	if st.kind == KindMulti {
+	if st.res.kind == KindMulti {
 		q.resource = e.Resource
 	}
 	if newPath {
@@ -104,7 +103,7 @@ func (o *Observer) position(e zklock.Event) {
 // has enqueued for resource before. st.mu is held.
 func (st *lockState) enqueuedBefore(resource string) bool {
 	for _, q := range st.queued {
-		if q.name == EventEnqueued && (st.kind != KindMulti || q.resource == resource) {
+		if q.name == EventEnqueued && (st.res.kind != KindMulti || q.resource == resource) {
 			return true
 		}
 	}
@@ -117,7 +116,7 @@ func (st *lockState) enqueuedBefore(resource string) bool {
 // context, with the queue events so far. st.mu is held.
 func (o *Observer) openAcquire(st *lockState) {
 	s := newSpanStart()
-	s.attrs = append(s.attrs, ResourceNameKey.String(st.resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind))
+	s.attrs = append(s.attrs, ResourceNameKey.String(st.resource), ResourceClassKey.String(st.res.class), LockKindKey.String(st.res.kind))
 	s.attrs = append(s.attrs, o.spanAttrs...)
 	s.opts = append(s.opts, trace.WithTimestamp(st.start))
 	st.acquire = s.start(st.ctx, o.tracer, SpanAcquire)
@@ -166,8 +165,8 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		return
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.acquiredOpts...)
-	st.series.waiting.Add(-1)
+	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.res.series.acquiredOpts...)
+	st.res.series.waiting.Add(-1)
 	if st.acquire == nil {
 		// Observe is called as the lock is taken, so the SDK's clock
 		// gives the same instant, unless a loss came first: then the
@@ -198,7 +197,7 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	st.series.held.Add(1)
+	st.res.series.held.Add(1)
 }
 
 // failed ends the acquire span, opening it if the acquire had none yet,
@@ -229,8 +228,8 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 			st.acquire.SetStatus(codes.Error, out)
 		}
 	}
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.failed(out, errType))
-	st.series.waiting.Add(-1)
+	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.res.series.failed(out, errType))
+	st.res.series.waiting.Add(-1)
 	st.ctx = nil
 	o.finish(e.ID, st)
 	st.acquire.End() // Observe is called as the acquire fails: the SDK's clock

@@ -13,7 +13,7 @@ import (
 // alone says the lease's acquire has no span of its own: the hold span
 // then carries the acquire's ending attributes (see ended).
 func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, alone bool, s *spanStart) trace.Span {
-	s.attrs = append(s.attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
+	s.attrs = append(s.attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.res.class), LockKindKey.String(st.res.kind),
 		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(o.sessionHex(e.SessionID)))
 	if alone {
 		s.attrs = o.ended(s.attrs, st, OutcomeAcquired, e.Wait, false)
@@ -25,8 +25,7 @@ func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState,
 // acquiredAlone opens the hold span of a lease that had no acquire. Its
 // loss may have been reported already.
 func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
-	class, kind := o.class(e.Resource), lockKind(e)
-	st := &lockState{resource: e.Resource, class: class, kind: kind, series: o.series.get(class, kind), path: e.Path, session: e.SessionID}
+	st := &lockState{resource: e.Resource, res: o.resource(e.Resource, lockKind(e)), path: e.Path, session: e.SessionID}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	o.mu.Lock()
@@ -52,7 +51,7 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	st.series.held.Add(1)
+	st.res.series.held.Add(1)
 }
 
 // released ends the hold span.
@@ -65,8 +64,8 @@ func (o *Observer) released(ctx context.Context, e zklock.Event) {
 	if st.hold == nil {
 		return
 	}
-	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.baseOpts...)
-	st.series.held.Add(-1)
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.res.series.baseOpts...)
+	st.res.series.held.Add(-1)
 	o.finish(e.ID, st)
 	st.hold.End() // Observe is called as the lease is released: the SDK's clock
 }
@@ -105,11 +104,11 @@ func (o *Observer) endLost(ctx context.Context, id uint64, st *lockState, e zklo
 	} else {
 		st.hold.SetStatus(codes.Error, "lease lost: "+reason)
 	}
-	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.lostHold())
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.res.series.lostHold())
 	if counted {
-		st.series.held.Add(-1)
+		st.res.series.held.Add(-1)
 	}
-	o.ins.lost.Add(ctx, 1, st.series.lost(reason))
+	o.ins.lost.Add(ctx, 1, st.res.series.lost(reason))
 	o.finish(id, st)
 	st.hold.End(trace.WithTimestamp(e.Time))
 }

@@ -35,6 +35,7 @@ type Observer struct {
 	spanAttrs   []attribute.KeyValue
 	ins         instruments
 	series      *registry
+	resources   resourceCache
 	lastSession atomic.Pointer[sessionName]
 
 	mu      sync.Mutex
@@ -71,9 +72,7 @@ var _ zklock.Observer = (*Observer)(nil)
 type lockState struct {
 	mu       sync.Mutex
 	resource string
-	class    string
-	kind     string
-	series   *series // the metrics' view of class and kind
+	res      *resourceInfo
 
 	// The acquire span is opened only for an acquire that waits, is
 	// suspended or fails (openAcquire), as if it had been opened at the
