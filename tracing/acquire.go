@@ -15,10 +15,10 @@ import (
 // acquires take their lock at once, and their hold span says so (see
 // openAcquire).
 func (o *Observer) started(ctx context.Context, e zklock.Event) {
-	st := &lockState{resource: e.Resource, res: o.resource(e.Resource, lockKind(e)), ctx: ctx, start: e.Time}
-	st.queued = st.queued1[:0]
+	st := newState(lockData{id: e.ID, res: o.resource(e.Resource, lockKind(e)), ctx: ctx, start: e.Time})
 	st.res.series.waiting.Add(1)
 	o.track(e.ID, st)
+	st.mu.Unlock()
 }
 
 // queueEvent is a zklock.enqueued or zklock.position span event.
@@ -61,7 +61,7 @@ func (o *Observer) position(e zklock.Event) {
 	if st == nil {
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold != nil {
 		return
 	}
@@ -116,7 +116,7 @@ func (st *lockState) enqueuedBefore(resource string) bool {
 // context, with the queue events so far. st.mu is held.
 func (o *Observer) openAcquire(st *lockState) {
 	s := newSpanStart()
-	s.attrs = append(s.attrs, ResourceNameKey.String(st.resource), ResourceClassKey.String(st.res.class), LockKindKey.String(st.res.kind))
+	s.attrs = append(s.attrs, ResourceNameKey.String(st.res.resource), ResourceClassKey.String(st.res.class), LockKindKey.String(st.res.kind))
 	s.attrs = append(s.attrs, o.spanAttrs...)
 	s.opts = append(s.opts, trace.WithTimestamp(st.start))
 	st.acquire = s.start(st.ctx, o.tracer, SpanAcquire)
@@ -160,7 +160,7 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		o.acquiredAlone(ctx, e)
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold != nil {
 		return
 	}
@@ -207,7 +207,7 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 	if st == nil {
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold != nil {
 		return
 	}

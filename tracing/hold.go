@@ -25,9 +25,8 @@ func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState,
 // acquiredAlone opens the hold span of a lease that had no acquire. Its
 // loss may have been reported already.
 func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
-	st := &lockState{resource: e.Resource, res: o.resource(e.Resource, lockKind(e)), path: e.Path, session: e.SessionID}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st := newState(lockData{id: e.ID, res: o.resource(e.Resource, lockKind(e)), path: e.Path, session: e.SessionID})
+	defer unlock(st)
 	o.mu.Lock()
 	lost, orphan := o.orphans[e.ID]
 	if orphan {
@@ -60,7 +59,7 @@ func (o *Observer) released(ctx context.Context, e zklock.Event) {
 	if st == nil {
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold == nil {
 		return
 	}
@@ -83,8 +82,8 @@ func (o *Observer) lostLease(ctx context.Context, e zklock.Event) {
 	}
 	o.mu.Unlock()
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.done {
+	defer unlock(st)
+	if st.done || st.id != e.ID {
 		return
 	}
 	if st.hold == nil {

@@ -9,8 +9,8 @@ import (
 // in a kind of lock: the resource's class, and the series of the class and
 // kind.
 type resourceInfo struct {
-	class, kind string
-	series      *series
+	resource, class, kind string
+	series                *series
 }
 
 type resourceKey struct{ resource, kind string }
@@ -37,7 +37,7 @@ func (o *Observer) resource(resource, kind string) *resourceInfo {
 		return v.(*resourceInfo)
 	}
 	class := o.class(resource)
-	ri := &resourceInfo{class: class, kind: kind, series: o.series.get(class, kind)}
+	ri := &resourceInfo{resource: resource, class: class, kind: kind, series: o.series.get(class, kind)}
 	if o.resources.n.Add(1) > maxCachedResources {
 		o.resources.m.Clear()
 		o.resources.n.Store(1)
