@@ -2,13 +2,16 @@ package tracing_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
@@ -112,4 +115,67 @@ func TestObserver_ReusedStatesStayApart(t *testing.T) {
 	if n := o.InFlight(); n != 0 {
 		t.Errorf("%d acquires or leases still tracked after all were released", n)
 	}
+}
+
+// The Observer reuses the space in which it gathers a span's start
+// attributes: each span carries its own attributes and no other, here an
+// acquire span opened right after a lease's hold span, on one goroutine
+// (where the space is reused for certain).
+func TestObserver_SpansCarryOnlyTheirOwnAttributes(t *testing.T) {
+	tel := newTelemetry(t)
+	o := tel.observer()
+	ctx := context.Background()
+	const id = 1 << 41
+	observe := func(e zklock.Event) {
+		e.Time = time.Now()
+		o.Observe(ctx, e)
+	}
+	lease := zklock.Event{ID: id, Resource: "own/1", Resources: []string{"own/1"}, Path: "/p/own-1", Token: 11, SessionID: 0x77}
+	for _, k := range []zklock.EventKind{zklock.EventStarted, zklock.EventEnqueued, zklock.EventAcquired, zklock.EventReleased} {
+		lease.Kind = k
+		observe(lease)
+	}
+	waiter := zklock.Event{ID: id + 1, Resource: "own/2", Resources: []string{"own/2"}, Path: "/p/own-2", SessionID: 0x77, Position: 1}
+	for _, k := range []zklock.EventKind{zklock.EventStarted, zklock.EventEnqueued, zklock.EventPosition} {
+		waiter.Kind = k
+		observe(waiter)
+	}
+	waiter.Kind, waiter.Err = zklock.EventFailed, zklock.ErrWaitTimeout
+	observe(waiter)
+
+	keys := func(s sdktrace.ReadOnlySpan) []string {
+		var ks []string
+		for _, kv := range s.Attributes() {
+			ks = append(ks, string(kv.Key))
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	sorted := func(ks ...attribute.Key) []string {
+		var out []string
+		for _, k := range ks {
+			out = append(out, string(k))
+		}
+		slices.Sort(out)
+		return out
+	}
+	holds, acquires := tel.ended(tracing.SpanHold), tel.ended(tracing.SpanAcquire)
+	if len(holds) != 1 || len(acquires) != 1 {
+		t.Fatalf("%d hold and %d acquire spans, want 1 and 1", len(holds), len(acquires))
+	}
+	if got, want := keys(holds[0]), sorted(tracing.ResourceNameKey, tracing.ResourceClassKey, tracing.LockKindKey, tracing.FencingTokenKey,
+		tracing.ZnodePathKey, tracing.SessionIDKey, tracing.QueuePositionKey, tracing.WaitDurationKey, tracing.OutcomeKey); !slices.Equal(got, want) {
+		t.Errorf("hold span attributes %v, want %v", got, want)
+	}
+	if got, want := keys(acquires[0]), sorted(tracing.ResourceNameKey, tracing.ResourceClassKey, tracing.LockKindKey, tracing.ZnodePathKey,
+		tracing.SessionIDKey, tracing.QueuePositionKey, tracing.WaitDurationKey, tracing.OutcomeKey, tracing.ErrorTypeKey); !slices.Equal(got, want) {
+		t.Errorf("acquire span attributes %v, want %v", got, want)
+	}
+	for _, s := range []sdktrace.ReadOnlySpan{holds[0], acquires[0]} {
+		if n := s.DroppedAttributes(); n != 0 {
+			t.Errorf("%s span: %d attributes dropped (invalid or over the limit), want none", s.Name(), n)
+		}
+	}
+	wantAttr(t, acquires[0], tracing.ResourceNameKey, attribute.StringValue("own/2"))
+	wantAttr(t, acquires[0], tracing.ZnodePathKey, attribute.StringValue("/p/own-2"))
 }
