@@ -15,11 +15,10 @@ import (
 // acquires take their lock at once, and their hold span says so (see
 // openAcquire).
 func (o *Observer) started(ctx context.Context, e zklock.Event) {
-	class, kind := o.class(e.Resource), lockKind(e)
-	st := &lockState{resource: e.Resource, class: class, kind: kind, series: o.series.get(class, kind), ctx: ctx, start: e.Time}
-	st.queued = st.queued1[:0]
-	st.series.waiting.Add(1)
+	st := newState(lockData{id: e.ID, res: o.resource(e.Resource, lockKind(e)), ctx: ctx, start: e.Time})
+	st.res.series.waiting.Add(1)
 	o.track(e.ID, st)
+	st.mu.Unlock()
 }
 
 // queueEvent is a zklock.enqueued or zklock.position span event.
@@ -62,7 +61,7 @@ func (o *Observer) position(e zklock.Event) {
 	if st == nil {
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold != nil {
 		return
 	}
@@ -82,7 +81,7 @@ func (o *Observer) position(e zklock.Event) {
 			st.enqueued, st.position = true, e.Position
 		}
 	}
-	if st.kind == KindMulti {
+	if st.res.kind == KindMulti {
 		q.resource = e.Resource
 	}
 	if newPath {
@@ -104,7 +103,7 @@ func (o *Observer) position(e zklock.Event) {
 // has enqueued for resource before. st.mu is held.
 func (st *lockState) enqueuedBefore(resource string) bool {
 	for _, q := range st.queued {
-		if q.name == EventEnqueued && (st.kind != KindMulti || q.resource == resource) {
+		if q.name == EventEnqueued && (st.res.kind != KindMulti || q.resource == resource) {
 			return true
 		}
 	}
@@ -116,11 +115,11 @@ func (st *lockState) enqueuedBefore(resource string) bool {
 // started: at its start time, a child of the span in the acquire's
 // context, with the queue events so far. st.mu is held.
 func (o *Observer) openAcquire(st *lockState) {
-	attrs := make([]attribute.KeyValue, 0, 3+len(o.spanAttrs))
-	attrs = append(attrs, ResourceNameKey.String(st.resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind))
-	attrs = append(attrs, o.spanAttrs...)
-	_, st.acquire = o.tracer.Start(st.ctx, SpanAcquire, spanInternal,
-		trace.WithTimestamp(st.start), trace.WithAttributes(attrs...))
+	s := newSpanStart()
+	s.attrs = append(s.attrs, ResourceNameKey.String(st.res.resource), ResourceClassKey.String(st.res.class), LockKindKey.String(st.res.kind))
+	s.attrs = append(s.attrs, o.spanAttrs...)
+	s.opts = append(s.opts, trace.WithTimestamp(st.start))
+	st.acquire = s.start(st.ctx, o.tracer, SpanAcquire)
 	if st.acquire.IsRecording() {
 		for i := range st.queued {
 			q := &st.queued[i]
@@ -161,30 +160,32 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		o.acquiredAlone(ctx, e)
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold != nil {
 		return
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.acquiredOpts...)
-	st.series.waiting.Add(-1)
+	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.res.series.acquiredOpts...)
+	st.res.series.waiting.Add(-1)
 	if st.acquire == nil {
 		// Observe is called as the lock is taken, so the SDK's clock
 		// gives the same instant, unless a loss came first: then the
 		// loss ends the span at the acquire's time, which it must start
 		// at.
-		var at []trace.SpanStartOption
+		s := newSpanStart()
 		if st.lost != nil {
-			at = append(at, trace.WithTimestamp(e.Time))
+			s.opts = append(s.opts, trace.WithTimestamp(e.Time))
 		}
-		st.hold = o.startHold(ctx, e, st, true, at...)
+		st.hold = o.startHold(ctx, e, st, true, s)
 	} else {
 		if st.acquire.IsRecording() {
 			st.acquire.SetAttributes(o.ended(make([]attribute.KeyValue, 0, 3), st, OutcomeAcquired, e.Wait, false)...)
 		}
 		at := trace.WithTimestamp(e.Time) // the hand-off: one instant for both spans
 		st.acquire.End(at)
-		st.hold = o.startHold(ctx, e, st, false, at, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
+		s := newSpanStart()
+		s.opts = append(s.opts, at, trace.WithLinks(trace.Link{SpanContext: st.acquire.SpanContext()}))
+		st.hold = o.startHold(ctx, e, st, false, s)
 	}
 	st.ctx, st.queued = nil, nil
 	if st.lost != nil {
@@ -196,7 +197,7 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	st.series.held.Add(1)
+	st.res.series.held.Add(1)
 }
 
 // failed ends the acquire span, opening it if the acquire had none yet,
@@ -206,7 +207,7 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 	if st == nil {
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold != nil {
 		return
 	}
@@ -227,8 +228,8 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 			st.acquire.SetStatus(codes.Error, out)
 		}
 	}
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.series.failed(out, errType))
-	st.series.waiting.Add(-1)
+	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.res.series.failed(out, errType))
+	st.res.series.waiting.Add(-1)
 	st.ctx = nil
 	o.finish(e.ID, st)
 	st.acquire.End() // Observe is called as the acquire fails: the SDK's clock

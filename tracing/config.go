@@ -67,8 +67,10 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // (spans keep the full name in zklock.resource.name as well). It bounds
 // the cardinality of the metrics: return few distinct values. The function
 // receives Event.Resource, which for AcquireAll is the names joined with
-// ","; it must be safe for concurrent use. The default, also used when f is
-// nil, is DefaultResourceClass.
+// ","; it must be safe for concurrent use, and return the same class for
+// the same name: the Observer remembers the classes of the last few
+// thousand resources it saw. The default, also used when f is nil, is
+// DefaultResourceClass.
 func WithResourceClass(f func(resource string) string) Option {
 	return func(c *config) {
 		if f != nil {

@@ -3,40 +3,30 @@ package tracing
 import (
 	"context"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// startHold opens the hold span of a lease. alone says the lease's
-// acquire has no span of its own: the hold span then carries the acquire's
-// ending attributes (see ended).
-func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, alone bool, opts ...trace.SpanStartOption) trace.Span {
-	n := 6 + len(o.spanAttrs)
-	if alone {
-		n += 3
-	}
-	attrs := make([]attribute.KeyValue, 0, n)
-	attrs = append(attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.class), LockKindKey.String(st.kind),
+// startHold opens the hold span of a lease, with the options s holds.
+// alone says the lease's acquire has no span of its own: the hold span
+// then carries the acquire's ending attributes (see ended).
+func (o *Observer) startHold(ctx context.Context, e zklock.Event, st *lockState, alone bool, s *spanStart) trace.Span {
+	s.attrs = append(s.attrs, ResourceNameKey.String(e.Resource), ResourceClassKey.String(st.res.class), LockKindKey.String(st.res.kind),
 		FencingTokenKey.Int64(e.Token), ZnodePathKey.String(e.Path), SessionIDKey.String(o.sessionHex(e.SessionID)))
 	if alone {
-		attrs = o.ended(attrs, st, OutcomeAcquired, e.Wait, false)
+		s.attrs = o.ended(s.attrs, st, OutcomeAcquired, e.Wait, false)
 	}
-	attrs = append(attrs, o.spanAttrs...)
-	opts = append(opts, spanInternal, trace.WithAttributes(attrs...))
-	_, span := o.tracer.Start(ctx, SpanHold, opts...)
-	return span
+	s.attrs = append(s.attrs, o.spanAttrs...)
+	return s.start(ctx, o.tracer, SpanHold)
 }
 
 // acquiredAlone opens the hold span of a lease that had no acquire. Its
 // loss may have been reported already.
 func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
-	class, kind := o.class(e.Resource), lockKind(e)
-	st := &lockState{resource: e.Resource, class: class, kind: kind, series: o.series.get(class, kind), path: e.Path, session: e.SessionID}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st := newState(lockData{id: e.ID, res: o.resource(e.Resource, lockKind(e)), path: e.Path, session: e.SessionID})
+	defer unlock(st)
 	o.mu.Lock()
 	lost, orphan := o.orphans[e.ID]
 	if orphan {
@@ -48,11 +38,11 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 	// Observe is called as the lease is made, so the SDK's clock gives
 	// the same instant, unless its loss came first: then the loss ends
 	// the span at the lease's time, which it must start at.
-	var at []trace.SpanStartOption
+	s := newSpanStart()
 	if orphan {
-		at = append(at, trace.WithTimestamp(e.Time))
+		s.opts = append(s.opts, trace.WithTimestamp(e.Time))
 	}
-	st.hold = o.startHold(ctx, e, st, false, at...)
+	st.hold = o.startHold(ctx, e, st, false, s)
 	if orphan {
 		if lost.Time.Before(e.Time) {
 			lost.Time = e.Time
@@ -60,7 +50,7 @@ func (o *Observer) acquiredAlone(ctx context.Context, e zklock.Event) {
 		o.endLost(ctx, e.ID, st, lost, false)
 		return
 	}
-	st.series.held.Add(1)
+	st.res.series.held.Add(1)
 }
 
 // released ends the hold span.
@@ -69,12 +59,12 @@ func (o *Observer) released(ctx context.Context, e zklock.Event) {
 	if st == nil {
 		return
 	}
-	defer st.mu.Unlock()
+	defer unlock(st)
 	if st.hold == nil {
 		return
 	}
-	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.baseOpts...)
-	st.series.held.Add(-1)
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.res.series.baseOpts...)
+	st.res.series.held.Add(-1)
 	o.finish(e.ID, st)
 	st.hold.End() // Observe is called as the lease is released: the SDK's clock
 }
@@ -92,8 +82,8 @@ func (o *Observer) lostLease(ctx context.Context, e zklock.Event) {
 	}
 	o.mu.Unlock()
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.done {
+	defer unlock(st)
+	if st.done || st.id != e.ID {
 		return
 	}
 	if st.hold == nil {
@@ -113,11 +103,11 @@ func (o *Observer) endLost(ctx context.Context, id uint64, st *lockState, e zklo
 	} else {
 		st.hold.SetStatus(codes.Error, "lease lost: "+reason)
 	}
-	o.ins.hold.Record(ctx, e.Held.Seconds(), st.series.lostHold())
+	o.ins.hold.Record(ctx, e.Held.Seconds(), st.res.series.lostHold())
 	if counted {
-		st.series.held.Add(-1)
+		st.res.series.held.Add(-1)
 	}
-	o.ins.lost.Add(ctx, 1, st.series.lost(reason))
+	o.ins.lost.Add(ctx, 1, st.res.series.lost(reason))
 	o.finish(id, st)
 	st.hold.End(trace.WithTimestamp(e.Time))
 }

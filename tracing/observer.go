@@ -35,6 +35,7 @@ type Observer struct {
 	spanAttrs   []attribute.KeyValue
 	ins         instruments
 	series      *registry
+	resources   resourceCache
 	lastSession atomic.Pointer[sessionName]
 
 	mu      sync.Mutex
@@ -67,13 +68,22 @@ func (o *Observer) keepOrphan(e zklock.Event) {
 
 var _ zklock.Observer = (*Observer)(nil)
 
-// lockState is one acquire and, once acquired, its lease.
+// lockState is one acquire and, once acquired, its lease. Its memory is
+// reused (see newState): whoever finds a state in Observer.locks and then
+// locks it checks that it is still the one it looked up (id) and not done.
 type lockState struct {
-	mu       sync.Mutex
-	resource string
-	class    string
-	kind     string
-	series   *series // the metrics' view of class and kind
+	mu sync.Mutex
+	lockData
+}
+
+// lockStates holds the states finished, for reuse: an acquire then writes
+// into memory that the previous one has just used, instead of allocating.
+var lockStates = sync.Pool{New: func() any { return new(lockState) }}
+
+// lockData is a lockState's data, all of it reset when the state is reused.
+type lockData struct {
+	id  uint64 // Event.ID
+	res *resourceInfo
 
 	// The acquire span is opened only for an acquire that waits, is
 	// suspended or fails (openAcquire), as if it had been opened at the
@@ -89,9 +99,33 @@ type lockState struct {
 	lost     *zklock.Event // a loss reported before the acquire ended
 	path     string        // the lock node
 	session  int64
-	enqueued bool
 	position int  // at enqueue
+	enqueued bool // the three flags share a word
 	done     bool // the state is finished and removed
+	free     bool // done by the event in hand: reuse the state once unlocked
+}
+
+// newState returns a state for the acquire or lease id, locked.
+func newState(d lockData) *lockState {
+	st := lockStates.Get().(*lockState)
+	st.mu.Lock() // someone may still hold it from its previous use
+	st.lockData = d
+	st.queued = st.queued1[:0]
+	return st
+}
+
+// unlock unlocks st, and puts it back for reuse if the event in hand
+// finished it. Its data is cleared first (done, and no longer id), so that
+// whoever holds it still sees it finished.
+func unlock(st *lockState) {
+	free := st.free
+	if free {
+		st.lockData = lockData{done: true}
+	}
+	st.mu.Unlock()
+	if free {
+		lockStates.Put(st)
+	}
 }
 
 // NewObserver returns an Observer configured by opts.
@@ -134,7 +168,8 @@ func (o *Observer) Observe(ctx context.Context, e zklock.Event) {
 	}
 }
 
-// get returns the state of an acquire or lease in progress, locked, or nil.
+// get returns the state of an acquire or lease in progress, locked (see
+// unlock), or nil.
 func (o *Observer) get(id uint64) *lockState {
 	o.mu.Lock()
 	st := o.locks[id]
@@ -143,7 +178,7 @@ func (o *Observer) get(id uint64) *lockState {
 		return nil
 	}
 	st.mu.Lock()
-	if st.done {
+	if st.done || st.id != id {
 		st.mu.Unlock()
 		return nil
 	}
@@ -154,7 +189,7 @@ func (o *Observer) get(id uint64) *lockState {
 // their metrics and finish before they end the last span, so that whoever
 // sees the span ended sees the bookkeeping done.
 func (o *Observer) finish(id uint64, st *lockState) {
-	st.done = true
+	st.done, st.free = true, true
 	o.mu.Lock()
 	if o.locks[id] == st {
 		delete(o.locks, id)

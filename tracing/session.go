@@ -15,19 +15,24 @@ func (o *Observer) session(e zklock.Event) {
 		name = EventResumed
 	}
 	o.mu.Lock()
-	states := make([]*lockState, 0, len(o.locks))
-	for _, st := range o.locks {
-		states = append(states, st)
+	type inProgress struct {
+		id uint64
+		st *lockState
+	}
+	states := make([]inProgress, 0, len(o.locks))
+	for id, st := range o.locks {
+		states = append(states, inProgress{id, st})
 	}
 	o.mu.Unlock()
 	opts := []trace.EventOption{trace.WithTimestamp(e.Time)}
 	if e.SessionID != 0 {
 		opts = append(opts, trace.WithAttributes(SessionIDKey.String(o.sessionHex(e.SessionID))))
 	}
-	for _, st := range states {
+	for _, s := range states {
+		st := s.st
 		st.mu.Lock()
 		switch {
-		case st.done, e.SessionID != 0 && st.session != 0 && st.session != e.SessionID:
+		case st.done, st.id != s.id, e.SessionID != 0 && st.session != 0 && st.session != e.SessionID:
 		case st.hold != nil:
 			st.hold.AddEvent(name, opts...)
 		default:
