@@ -10,7 +10,7 @@ import (
 // PingPong runs two sessions of side that take one lock in turn until n
 // hand-offs have happened. A holder keeps the lock until the other session
 // is waiting for it (its node queued and its watch set, as the servers'
-// watch count shows; where the servers do not answer mntr, until its node
+// data watch count shows; where the servers do not answer wchs, until its node
 // exists and 2ms more), then releases and asks again at once, so every
 // acquire but the first waits for the other's release.
 //
@@ -37,7 +37,7 @@ func PingPong(ctx context.Context, h *Harness, side Side, n int) (Sample, error)
 		defer s.close()
 		sessions[i] = s
 	}
-	base := h.baseWatches()
+	base := h.baseDataWatches()
 	waiting := func(ctx context.Context) error {
 		if base >= 0 {
 			ok, err := h.waitWatches(ctx, base+int64(side.holderWatches+side.watches))
