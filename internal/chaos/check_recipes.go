@@ -281,8 +281,18 @@ const deleteRace = 100 * time.Millisecond
 func (c *checker) checkOpDeletes() {
 	r := c.rep
 	bound := int64(c.p.DeleteNotice)
+	listedAfter := c.listedAfter()
 	for _, n := range slicesSorted(c.deletes) {
 		for _, f := range c.deletes[n] {
+			if f.failed && listedAfter(n, f.end) {
+				// The delete failed (its connection closed: the operator's
+				// session sat on a server cut off from the leader) and a
+				// server listed the node after it had ended: a deleted
+				// node never comes back (its name is unique), so the
+				// delete deleted nothing. It hit no holder.
+				r.OpDeletesUndone++
+				continue
+			}
 			r.OpDeletes[f.role]++
 			seen := map[leaseKey]bool{} // a multi-resource lease once, not once per part
 			// A delete whose reply was lost took effect at some moment up
@@ -341,6 +351,25 @@ func (c *checker) checkOpDeletes() {
 					l.key, l.token, n, f.role, how, clockOr(end), durOr(end, at)), f.start, max(end, at+bound), l.key)
 			}
 		}
+	}
+}
+
+// listedAfter returns whether a queue snapshot begun at or after t lists
+// the node n.
+func (c *checker) listedAfter() func(n string, t int64) bool {
+	var snaps []Event
+	for _, e := range c.evs {
+		if e.Kind == EvQueues {
+			snaps = append(snaps, e)
+		}
+	}
+	return func(n string, t int64) bool {
+		for _, e := range snaps {
+			if _, ok := e.Owners[n]; ok && e.T >= t {
+				return true
+			}
+		}
+		return false
 	}
 }
 

@@ -167,6 +167,29 @@ func TestCheckOperatorDelete(t *testing.T) {
 		t.Fatalf("holders hit %d, gone already %d", r.OpDeleteHolders, r.OpDeletesGone)
 	}
 
+	// A delete that failed (its connection closed: the operator's session
+	// sat on a follower cut off from the leader), whose node a server
+	// listed after it had ended, deleted nothing: the holder, never told,
+	// is no violation (the long run of 2026-11-26 06:11, el-0, fault 629).
+	// Without that listing it may have deleted the node at any moment up
+	// to its end, and the holder must be told from there.
+	failed := func(listedAt int) *chaos.Report {
+		h := (&history{}).held(1, 1, "el-0", chaos.ModeElection, 0, 10, 0, 3000, 1)
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultOpDelete), FaultID: 1, Target: nodeOf("el-0", 10),
+			Resource: "el-0", Detail: "waiter"})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(1700), FaultID: 1, Detail: "error: zk: connection closed"})
+		h.add(chaos.Event{Kind: chaos.EvQueues, T: at(listedAt), End: at(listedAt + 5), Server: 2,
+			Owners: map[string]int64{nodeOf("el-0", 10): 1}})
+		h.add(chaos.Event{Kind: chaos.EvLocal, T: at(listedAt), Proc: 1, Session: 1, Nodes: []string{nodeOf("el-0", 10)}})
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	r = failed(2400)
+	wantViolations(t, r)
+	if r.OpDeleteHolders != 0 || r.OpDeletesUndone != 1 {
+		t.Fatalf("holders hit %d, failed deletes that deleted nothing %d", r.OpDeleteHolders, r.OpDeletesUndone)
+	}
+	wantViolations(t, failed(1500), chaos.VDeleteUnnoticed) // listed before the delete ended: no proof
+
 	r = run(2100)
 	wantViolations(t, r, chaos.VDeleteUnnoticed)
 	if !strings.Contains(r.Violations[0].Detail, "lost at") || !strings.Contains(r.Violations[0].Detail, "2000 ms later") {

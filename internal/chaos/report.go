@@ -83,6 +83,11 @@ type Report struct {
 	// OpDeletesGone counts the operator's deletes that found the node gone
 	// already (it deleted nothing).
 	OpDeletesGone int `json:"op_deletes_gone"`
+	// OpDeletesUndone counts the operator's deletes that failed (their
+	// connection closed) and whose node a server still listed after: they
+	// deleted nothing, at least not before that listing (see
+	// checkOpDeletes).
+	OpDeletesUndone int `json:"op_deletes_undone"`
 	// Requeued counts leases whose acquire queued again with a new node;
 	// RequeuedDeleted those whose node the operator then deleted while
 	// they held (issue #18's sequence).
@@ -325,8 +330,8 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("read/write: a writer beside another holder (writes or grants)", fmt.Sprint(r.SharedOverlaps), "0")
 	row("semaphore: more holders than its limit (writes or grants)", fmt.Sprint(r.OverLimit), "0")
 	row("downgrade: another writer between the write and the read lease", fmt.Sprintf("%d (of %d downgrades)", r.DowngradeGaps, r.Downgrades), "0")
-	row("operator deletes: holders not told within the notice bound", fmt.Sprintf("%d (%d holders hit, %d of them re-queued leases, %d granted on a listing sent before the delete, %d cut off or paused; notice median %.0f ms, n=%d; %d deletes found the node gone already)",
-		r.DeletesUnnoticed, r.OpDeleteHolders, r.RequeuedDeleted, r.OpDeleteBornLost, r.OpDeleteExcused, r.OpDeleteNotice.MedianMS, r.OpDeleteNotice.N, r.OpDeletesGone), "0")
+	row("operator deletes: holders not told within the notice bound", fmt.Sprintf("%d (%d holders hit, %d of them re-queued leases, %d granted on a listing sent before the delete, %d cut off or paused; notice median %.0f ms, n=%d; %d deletes found the node gone already, %d failed and deleted nothing)",
+		r.DeletesUnnoticed, r.OpDeleteHolders, r.RequeuedDeleted, r.OpDeleteBornLost, r.OpDeleteExcused, r.OpDeleteNotice.MedianMS, r.OpDeleteNotice.N, r.OpDeletesGone, r.OpDeletesUndone), "0")
 	row("re-queued leases (first node deleted or session expired while waiting)", fmt.Sprint(r.Requeued), "> 0")
 	row("double grants (next holder in before release, loss or death)", fmt.Sprint(r.DoubleGrants), "0")
 	row("holders told of loss after the next acquire (not paused)", fmt.Sprint(r.LateLossSignals), "0")
