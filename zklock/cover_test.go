@@ -35,8 +35,7 @@ func covered(t *testing.T, srv *zktest.Server, p, w *zklock.Client, n int) (held
 	}
 	base := watchCount(t, srv)
 	got = make(chan *zklock.Lease, n)
-	var recv int
-	recv = packetsDuring(t, srv, func() {
+	recv := packetsDuring(t, srv, func() {
 		for i := range n {
 			go func() {
 				l, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
