@@ -24,14 +24,9 @@ import (
 // contexts cancelled) before we hold (see woken).
 func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []child) (*parked, error) {
 	if !w.n.ownWatched {
-		epoch := w.c.epoch()
-		if _, err := retryRead(ctx, w, func() (struct{}, error) {
-			_, _, _, err := w.c.conn.GetW(w.n.path)
-			return struct{}{}, err
-		}); err != nil {
+		if _, err := w.watchOwn(ctx); err != nil {
 			return nil, err
 		}
-		w.n.setOwnWatched(epoch)
 	}
 	w.c.mu.Lock()
 	held := pred.st != nil
@@ -108,14 +103,9 @@ func (w *waiter) uncover(ctx context.Context) (*parked, error) {
 	default:
 	}
 	ev := w.park.ev
-	epoch := w.c.epoch()
-	if _, err := retryRead(ctx, w, func() (struct{}, error) {
-		_, _, _, err := w.c.conn.GetW(w.n.path)
-		return struct{}{}, err
-	}); err != nil {
+	if _, err := w.watchOwn(ctx); err != nil {
 		return nil, err
 	}
-	w.n.setOwnWatched(epoch)
 	w.n.wait.covered = false
 	return w.parkOn(parked{ev: ev}), nil
 }
@@ -209,6 +199,18 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	if w.n.token != 0 {
 		return kids, nil
 	}
+	st, err := w.watchOwn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.n.token = st.Czxid
+	return kids, nil
+}
+
+// watchOwn sets a data watch on our node and returns its stat; a node
+// gone is errRestart. The watch is recorded with the connection epoch it
+// was asked in (see node.handoffSafe).
+func (w *waiter) watchOwn(ctx context.Context) (*zk.Stat, error) {
 	epoch := w.c.epoch()
 	st, err := retryRead(ctx, w, func() (*zk.Stat, error) {
 		_, st, _, err := w.c.conn.GetW(w.n.path)
@@ -217,9 +219,8 @@ func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.n.token = st.Czxid
 	w.n.setOwnWatched(epoch)
-	return kids, nil
+	return st, nil
 }
 
 // list reads the queue's children, retrying across connection loss while
