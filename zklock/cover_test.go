@@ -1,6 +1,7 @@
 package zklock_test
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,14 +19,38 @@ import (
 // acquire, as go-zookeeper's zk.Lock makes, with the zero-round-trip
 // hand-off kept.
 
+// coverRun is a server of its own with a client p holding resources
+// r0..r(n-1) and a client w waiting for each behind p, covered.
+type coverRun struct {
+	t     *testing.T
+	srv   *zktest.Server
+	root  string
+	ctx   context.Context
+	p, w  *zklock.Client
+	held  []*zklock.Lease    // p's leases
+	got   chan *zklock.Lease // w's acquires' results
+	nodes []string           // w's nodes
+	mine  map[string]bool    // the same, as a set
+}
+
+// client connects another client to the run's server and root.
+func (r *coverRun) client(opts ...zklock.Option) *zklock.Client {
+	return newClientAt(r.t, r.srv.Addr(), r.root, opts...)
+}
+
 // covered starts n acquires at once on w, one per resource r0..r(n-1),
 // each held by p, and waits until each is queued with its two watches
-// (the one on p's node, and the child watch on its queue). It returns the
-// acquires' results and w's nodes. The creates run together, so they are
-// counted (see createCounted) and each finds one node ahead.
-func covered(t *testing.T, srv *zktest.Server, p, w *zklock.Client, n int) (held []*zklock.Lease, got chan *zklock.Lease, nodes []string) {
+// (the one on p's node, and the child watch on its queue). The creates
+// run together, so they are counted (see createCounted) and each finds one
+// node ahead. p and w are made with opts.
+func covered(t *testing.T, n int, opts ...zklock.Option) *coverRun {
 	t.Helper()
+	srv := countedServer(t)
+	root := zktest.UniqueRoot(t)
+	p := newClientAt(t, srv.Addr(), root, opts...)
+	w := newClientAt(t, srv.Addr(), root, opts...)
 	ctx := testCtx(t)
+	var held []*zklock.Lease
 	for i := range n {
 		l, err := p.Acquire(ctx, fmt.Sprintf("r%d", i))
 		if err != nil {
@@ -34,7 +59,7 @@ func covered(t *testing.T, srv *zktest.Server, p, w *zklock.Client, n int) (held
 		held = append(held, l)
 	}
 	base := watchCount(t, srv)
-	got = make(chan *zklock.Lease, n)
+	got := make(chan *zklock.Lease, n)
 	recv := packetsDuring(t, srv, func() {
 		for i := range n {
 			go func() {
@@ -49,8 +74,11 @@ func covered(t *testing.T, srv *zktest.Server, p, w *zklock.Client, n int) (held
 			return len(w.Locks()) == n && watchCount(t, srv) >= base+2*n
 		})
 	})
+	var nodes []string
+	mine := map[string]bool{}
 	for _, l := range w.Locks() {
 		nodes = append(nodes, l.Path)
+		mine[l.Path] = true
 	}
 	// Per waiter: the counted create, the listing (with the child watch)
 	// and the watch on the node ahead; the first create may be alone in
@@ -60,7 +88,21 @@ func covered(t *testing.T, srv *zktest.Server, p, w *zklock.Client, n int) (held
 		t.Fatalf("%d waiters queued with %d requests, want at most 3 each (+7)", n, recv)
 	}
 	t.Logf("%d waiters queued with %d requests", n, recv)
-	return held, got, nodes
+	return &coverRun{t: t, srv: srv, root: root, ctx: ctx, p: p, w: w, held: held, got: got, nodes: nodes, mine: mine}
+}
+
+// takeAll receives w's n leases, checks each with check, and releases it.
+func (r *coverRun) takeAll(n int, check func(l *zklock.Lease)) {
+	t := r.t
+	t.Helper()
+	for range n {
+		l := <-r.got
+		if l == nil {
+			t.FailNow()
+		}
+		check(l)
+		l.Release(r.ctx)
+	}
 }
 
 // watchCount returns the server's data and child watches (mntr).
@@ -80,14 +122,9 @@ func watchCount(t *testing.T, srv *zktest.Server) int {
 }
 
 func TestIntegration_CoveredWaitersHandOffWithNoRequest(t *testing.T) {
-	srv := countedServer(t)
-	root := zktest.UniqueRoot(t)
-	ctx := testCtx(t)
-	opts := []zklock.Option{zklock.WithSessionTimeout(40 * time.Second), zklock.WithNodeWatchDelay(time.Hour)}
-	p := newClientAt(t, srv.Addr(), root, opts...)
-	w := newClientAt(t, srv.Addr(), root, opts...)
 	const n = 20
-	held, got, _ := covered(t, srv, p, w, n)
+	r := covered(t, n, zklock.WithSessionTimeout(40*time.Second), zklock.WithNodeWatchDelay(time.Hour))
+	srv, ctx, held, got := r.srv, r.ctx, r.held, r.got
 	var leases []*zklock.Lease
 	recv := packetsDuring(t, srv, func() {
 		for _, l := range held {
@@ -118,15 +155,11 @@ func TestIntegration_CoveredWaitersHandOffWithNoRequest(t *testing.T) {
 // watches its own node (one request) and still takes the lock with no
 // more when the node ahead goes; the node behind waits.
 func TestIntegration_CoverFiredByANodeBehind(t *testing.T) {
-	srv := countedServer(t)
-	root := zktest.UniqueRoot(t)
-	ctx := testCtx(t)
-	opts := []zklock.Option{zklock.WithSessionTimeout(40 * time.Second), zklock.WithNodeWatchDelay(time.Hour)}
-	p := newClientAt(t, srv.Addr(), root, opts...)
-	w := newClientAt(t, srv.Addr(), root, opts...)
-	c := newClientAt(t, srv.Addr(), root, opts...)
 	const n = 8
-	held, got, _ := covered(t, srv, p, w, n)
+	opts := []zklock.Option{zklock.WithSessionTimeout(40 * time.Second), zklock.WithNodeWatchDelay(time.Hour)}
+	r := covered(t, n, opts...)
+	srv, ctx, held, got := r.srv, r.ctx, r.held, r.got
+	c := r.client(opts...)
 	base := watchCount(t, srv)
 	cGot := make(chan *zklock.Lease, n)
 	for i := range n {
@@ -181,14 +214,10 @@ func TestIntegration_CoverFiredByANodeBehind(t *testing.T) {
 // waiter queues again at once with a new node, though the node ahead still
 // holds.
 func TestIntegration_CoveredWaiterRequeuesWhenItsNodeIsDeleted(t *testing.T) {
-	srv := countedServer(t)
-	root := zktest.UniqueRoot(t)
-	ctx := testCtx(t)
-	p := newClientAt(t, srv.Addr(), root)
-	w := newClientAt(t, srv.Addr(), root)
-	op := newClientAt(t, srv.Addr(), root)
 	const n = 8
-	held, got, nodes := covered(t, srv, p, w, n)
+	r := covered(t, n)
+	ctx, w, held, nodes := r.ctx, r.w, r.held, r.nodes
+	op := r.client()
 	start := time.Now()
 	for _, node := range nodes {
 		if err := op.Conn().Delete(node, -1); err != nil {
@@ -201,7 +230,7 @@ func TestIntegration_CoveredWaiterRequeuesWhenItsNodeIsDeleted(t *testing.T) {
 			return false
 		}
 		for _, l := range ls {
-			if l.Position < 1 || strings.Contains(strings.Join(nodes, " "), l.Path) {
+			if l.Position < 1 || r.mine[l.Path] {
 				return false
 			}
 		}
@@ -216,16 +245,11 @@ func TestIntegration_CoveredWaiterRequeuesWhenItsNodeIsDeleted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for range n {
-		l := <-got
-		if l == nil {
-			t.FailNow()
-		}
-		if strings.Contains(strings.Join(nodes, " "), l.Path()) {
+	r.takeAll(n, func(l *zklock.Lease) {
+		if r.mine[l.Path()] {
 			t.Fatalf("w holds its deleted node %s", l.Path())
 		}
-		l.Release(ctx)
-	}
+	})
 }
 
 // An operator deletes a covered waiter's node and the node ahead in one
@@ -233,21 +257,12 @@ func TestIntegration_CoveredWaiterRequeuesWhenItsNodeIsDeleted(t *testing.T) {
 // ahead's deletion arrives, so the hand-off is not taken on trust; the
 // waiter lists, finds its node gone, and queues again.
 func TestIntegration_CoveredWaiterNodeAndPredDeletedTogether(t *testing.T) {
-	srv := countedServer(t)
-	root := zktest.UniqueRoot(t)
-	ctx := testCtx(t)
-	p := newClientAt(t, srv.Addr(), root)
-	w := newClientAt(t, srv.Addr(), root)
-	op := newClientAt(t, srv.Addr(), root)
 	const n = 8
-	held, got, nodes := covered(t, srv, p, w, n)
-	mine := map[string]bool{}
-	for _, node := range nodes {
-		mine[node] = true
-	}
-	for i, l := range held {
+	r := covered(t, n)
+	op := r.client()
+	for i, l := range r.held {
 		var wNode string
-		for _, node := range nodes {
+		for _, node := range r.nodes {
 			if strings.Contains(node, fmt.Sprintf("/r%d/", i)) {
 				wNode = node
 			}
@@ -256,17 +271,12 @@ func TestIntegration_CoveredWaiterNodeAndPredDeletedTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for range n {
-		l := <-got
-		if l == nil {
-			t.FailNow()
-		}
-		if mine[l.Path()] {
+	r.takeAll(n, func(l *zklock.Lease) {
+		if r.mine[l.Path()] {
 			t.Fatalf("w holds %s, deleted with the node ahead of it", l.Path())
 		}
 		if ok, _, err := op.Conn().Exists(l.Path()); err != nil || !ok {
 			t.Fatalf("w holds %s, which does not exist (%v)", l.Path(), err)
 		}
-		l.Release(ctx)
-	}
+	})
 }
