@@ -78,7 +78,8 @@ const (
 	VLeftover         = "acquire-all-leftover"        // a failed AcquireAll left a node with its client: not all-or-nothing
 	VStoreMismatch    = "store-mismatch"              // a database store's rows contradict its writers or themselves, or were not read back
 	VStoreError       = "store-error"                 // a write to a database store failed with an error neither the fence nor the database's timeouts explain
-	VDivergence       = "server-divergence"           // two ensemble members disagreed on a lock znode after a sync: a ZooKeeper fault, not zklock's
+	VDivergence       = "server-divergence"           // two ensemble members disagreed on a lock znode after a sync, or gave one sequence number twice: a ZooKeeper fault, not zklock's
+	VDivergedLease    = "diverged-lease"              // a verdict of onZooKeeper's on a lease that stood on a node the members disagreed on: ZooKeeper's, not zklock's
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )
@@ -211,6 +212,14 @@ type checker struct {
 	writes []storeWrite
 	// died: when each process that died did
 	died map[int]int64
+	// snaps: the queue snapshots (EvQueues) by T; spans: what they show
+	// of each lock node, by first sighting (findDivergence)
+	snaps []Event
+	spans []*nodeSpan
+	// disputed: lock nodes the ensemble's members disagreed on; unsound:
+	// those of them a lease's verdicts are ZooKeeper's on, with why
+	disputed map[string]bool
+	unsound  map[string]string
 }
 
 // attemptRec is one acquire attempt: when it began and when it returned.
@@ -234,6 +243,7 @@ func Check(events []Event, p Params) *Report {
 		pauses: map[int][]*faultRec{}, sessions: map[int][]Event{}, rep: newReport(), deletes: map[string][]*faultRec{},
 		byNode: map[string][]*leaseRec{}, db: p.Store != "" && p.Store != StoreMemory, died: map[int]int64{}}
 	c.index()
+	c.findDivergence()
 	c.checkWrites()
 	c.checkStaleCommitted()
 	c.checkSharedWrites()
@@ -483,8 +493,16 @@ func (c *checker) checkMisc() {
 }
 
 // violation records v with the history slice around [from, to]: events of
-// the resource, of the processes involved, and every fault.
+// the resource, of the processes involved, and every fault. A verdict that
+// holds only if ZooKeeper keeps one history (onZooKeeper), on a lease that
+// stood on a node the members disagreed on, is recorded as VDivergedLease.
 func (c *checker) violation(kind, res, detail string, from, to int64, keys ...leaseKey) {
+	if onZooKeeper[kind] {
+		if n, why := c.onDisputedNode(keys); n != "" {
+			detail = fmt.Sprintf("%s: %s; but the lease stood on %s, a node the ensemble's members disagreed on (%s): ZooKeeper's fault, not zklock's", kind, detail, n, why)
+			kind = VDivergedLease
+		}
+	}
 	procs := map[int]bool{}
 	for _, k := range keys {
 		procs[k.proc] = true

@@ -3,10 +3,8 @@ package chaos
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -71,13 +69,10 @@ func (c *checker) checkPhantoms() {
 		grace = 9 * time.Second
 	}
 	pc.GraceMS = grace.Milliseconds()
-	var snaps []Event
+	snaps := c.snaps
 	reports := map[int64][]Event{} // by session
 	for _, e := range c.evs {
-		switch e.Kind {
-		case EvQueues:
-			snaps = append(snaps, e)
-		case EvLocal:
+		if e.Kind == EvLocal {
 			pc.LocalReports++
 			reports[e.Session] = append(reports[e.Session], e)
 		}
@@ -96,26 +91,12 @@ func (c *checker) checkPhantoms() {
 		return
 	}
 	byT := func(a, b Event) int { return cmp.Compare(a.T, b.T) }
-	slices.SortStableFunc(snaps, byT)
 	for _, rs := range reports {
 		slices.SortStableFunc(rs, byT)
 	}
-
-	spans := map[string]*nodeSpan{}
 	var points []int64 // when the snapshotter was seen reading
-	for _, s := range snaps {
-		end := max(s.End, s.T)
-		points = append(points, s.T, end)
-		for p, owner := range s.Owners {
-			n := spans[p]
-			if n != nil {
-				n.to = max(n.to, s.T)
-			} else {
-				n = &nodeSpan{path: p, session: owner, seen: s.T, from: end, to: s.T}
-				spans[p] = n
-			}
-			n.members |= 1 << (s.Server & 31)
-		}
+	for _, s := range c.snaps {
+		points = append(points, s.T, max(s.End, s.T))
 	}
 	gap := int64(grace / 3)
 	unseen := blindTimes(points, gap)
@@ -125,15 +106,10 @@ func (c *checker) checkPhantoms() {
 		}
 		return b - a - unseen.within(a, b)
 	}
-
-	order := slices.SortedFunc(maps.Values(spans), func(a, b *nodeSpan) int {
-		return cmp.Or(cmp.Compare(a.seen, b.seen), cmp.Compare(a.path, b.path))
-	})
-	divergent := c.checkDivergence(snaps, order)
 	var maxUnknown int64
-	for _, n := range order {
-		if divergent[n.path] {
-			continue
+	for _, n := range c.spans {
+		if c.disputed[n.path] {
+			continue // a ZooKeeper fault (findDivergence)
 		}
 		rs := reports[n.session]
 		i := sort.Search(len(rs), func(i int) bool { return rs[i].T > n.from })
@@ -171,54 +147,6 @@ func (c *checker) checkPhantoms() {
 			n.seen, b.T, leaseKey{proc: a.Proc})
 	}
 	pc.MaxUnknownMS = float64(maxUnknown) / 1e6
-}
-
-// checkDivergence finds lock znodes that a snapshot left out although the
-// snapshots before and after it listed them: snapshot s with T after the
-// first listing's End and End before the last listing's T. Every listing
-// starts with a sync and a sequential node never comes back once deleted,
-// so the node existed throughout, and a member that has applied every
-// commit up to s.T must list it: the members disagree on what was
-// committed (VDivergence), a fault of ZooKeeper, not of zklock (one was
-// found by hand in a long run: a member kept a deposed leader's create
-// across its sync with the new leader). snaps is sorted by T. It returns
-// the nodes it judged, for the phantom check to leave alone.
-func (c *checker) checkDivergence(snaps []Event, nodes []*nodeSpan) map[string]bool {
-	out := map[string]bool{}
-	for _, n := range nodes {
-		i := sort.Search(len(snaps), func(i int) bool { return snaps[i].T > n.from })
-		for _, s := range snaps[i:] {
-			if s.T >= n.to {
-				break
-			}
-			if max(s.End, s.T) >= n.to {
-				continue
-			}
-			if _, ok := s.Owners[n.path]; ok {
-				continue
-			}
-			out[n.path] = true
-			c.rep.Phantom.Divergent++
-			c.violation(VDivergence, "", fmt.Sprintf("%s (owner session %#x) was listed by %s from %s to %s, but not by zk%d's synced listing at %s in between: the ensemble's members disagree on a committed node (a ZooKeeper fault)",
-				n.path, n.session, memberNames(n.members), clock(n.seen), clock(n.to), s.Server, clock(s.T)), n.seen, n.to)
-			break
-		}
-	}
-	return out
-}
-
-// memberNames names the members in a bit set ("zk1, zk3").
-func memberNames(set uint32) string {
-	var names []string
-	for i := range 32 {
-		if set&(1<<i) != 0 {
-			names = append(names, fmt.Sprintf("zk%d", i))
-		}
-	}
-	if len(names) == 0 {
-		return "a member"
-	}
-	return strings.Join(names, ", ")
 }
 
 func clock(t int64) string { return time.Unix(0, t).Format("15:04:05.000") }

@@ -418,7 +418,7 @@ func (c *checker) countRecipes() {
 		}
 	}
 	for _, v := range r.Violations {
-		if v.Resource == "" {
+		if v.Resource == "" || zooKeepers(v.Kind) {
 			continue
 		}
 		name := recipeOfResource(v.Resource)

@@ -151,13 +151,24 @@
 //     session timeouts) or longer — a node the client lost track of, which
 //     blocks the queue until the session ends (time when the worker was
 //     stopped or the ensemble could not be read does not count);
-//   - server divergence: a znode that a synced snapshot left out although
-//     snapshots before and after it listed it. The snapshots read every
-//     member in turn; a sequential node never comes back once deleted, so
-//     the members disagree on what was committed: a ZooKeeper fault, judged
-//     apart from phantoms (VDivergence);
 //   - orphan lock znodes after the run, acquires that returned more than
 //     HangGrace after their deadline, worker crashes.
+//
+// Two verdicts are ZooKeeper's, listed with the others but not failing the
+// run (Report.ZooKeeperVerdicts; findDivergence):
+//
+//   - server divergence (VDivergence): a znode that a synced snapshot left
+//     out although snapshots before and after it listed it (the snapshots
+//     read every member in turn; a sequential node never comes back once
+//     deleted), or one sequence number given to two nodes of one queue:
+//     the members disagree on what was committed. Such a node is judged
+//     apart from phantoms;
+//   - a verdict on a lease that stood on such a node (VDivergedLease): a
+//     double grant, late loss signal, fenced holder in good standing,
+//     reader/writer or semaphore overlap, downgrade gap or unnoticed
+//     delete holds only if ZooKeeper keeps one history. What the fence
+//     answers for (stale writes committed, interleaved accepted writes,
+//     the store's history) is never excused.
 //
 // It also counts stale writes refused by fencing, and measures for every
 // lost lease the margin between the loss signal and the next holder's
