@@ -25,6 +25,10 @@
 //
 //	go tool pprof -sample_index=inuse_space -diff_base PREFIX-zklock-before.pprof PREFIX-zklock.pprof
 //
+// -cpuprofile PREFIX writes a CPU profile of this process during the last
+// round's enqueue of the waiters, PREFIX-<side>-enqueue.pprof (the server's
+// share of the machine is not in it).
+//
 // With -peers (the default, auto) it also measures Apache Curator's
 // InterProcessMutex and kazoo's Lock, each in a process of its own, on the
 // uncontended, contenders and queue scenarios, and prints zklock's ratio

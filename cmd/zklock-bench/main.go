@@ -34,6 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		forceSync = fs.Bool("force-sync", true, "with servers started here: fsync ZooKeeper's transaction log (ZooKeeper's default)")
 		ensemble  = fs.Bool("ensemble", false, "start a 3-node ensemble here (instead of one server), and connect every session to a follower")
 		memprof   = fs.String("memprofile", "", "write heap profiles of the last round's memory measurement to `PREFIX`-<side>[-before].pprof")
+		cpuprof   = fs.String("cpuprofile", "", "write a CPU profile of the last round's enqueue of the waiters to `PREFIX`-<side>-enqueue.pprof")
 		only      = fs.String("only", "", "comma-separated scenario names to run (also raw, waiters); default all")
 		verbose   = fs.Bool("v", false, "print each run as it finishes")
 		strict    = fs.Bool("strict", false, "exit 1 when a target is missed")
@@ -63,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// compared allocation by allocation.
 		runtime.MemProfileRate = 1
 	}
-	cfg := bench.Config{Rounds: *rounds, Quick: *quick, MemProfile: *memprof, Peers: peers}
+	cfg := bench.Config{Rounds: *rounds, Quick: *quick, MemProfile: *memprof, CPUProfile: *cpuprof, Peers: peers}
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")
 	}

@@ -46,6 +46,11 @@ type Config struct {
 	// MemProfile-<side>-before.pprof and MemProfile-<side>.pprof: compare
 	// them with go tool pprof -diff_base.
 	MemProfile string
+	// CPUProfile, when set, makes the memory measurement of the last round
+	// write a CPU profile of this process while the waiters enqueue (from
+	// the first waiter's start until every waiter is queued with its watch
+	// set) to CPUProfile-<side>-enqueue.pprof.
+	CPUProfile string
 }
 
 // Sizes are the workload sizes of the scenarios.

@@ -98,11 +98,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		if want("waiters") {
 			for _, j := range order {
-				profile := ""
+				var prof profiles
 				if r == cfg.Rounds-1 {
-					profile = cfg.MemProfile
+					prof = profiles{mem: cfg.MemProfile, cpu: cfg.CPUProfile}
 				}
-				m, err := measureWaiters(ctx, h, sides[j], cfg.Sizes.Waiters, profile)
+				m, err := measureWaiters(ctx, h, sides[j], cfg.Sizes.Waiters, prof)
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}

@@ -53,13 +53,18 @@ func memNow() memSnapshot {
 // n. Both sessions live in this process, but the holder's share is the same
 // before and after.
 func MeasureWaiters(ctx context.Context, h *Harness, side Side, n int) (WaiterMemory, error) {
-	return measureWaiters(ctx, h, side, n, "")
+	return measureWaiters(ctx, h, side, n, profiles{})
 }
 
-// measureWaiters is MeasureWaiters; with profile set it also writes heap
-// profiles of the baseline and of the queued waiters (see
-// Config.MemProfile).
-func measureWaiters(ctx context.Context, h *Harness, side Side, n int, profile string) (WaiterMemory, error) {
+// profiles says which profiles a measurement writes (prefixes; empty:
+// none): see Config.MemProfile and Config.CPUProfile.
+type profiles struct{ mem, cpu string }
+
+// measureWaiters is MeasureWaiters; it also writes the profiles prof asks
+// for: heap profiles of the baseline and of the queued waiters, a CPU
+// profile of the enqueue.
+func measureWaiters(ctx context.Context, h *Harness, side Side, n int, prof profiles) (WaiterMemory, error) {
+	profile := prof.mem
 	h.stopTimer()
 	defer h.startTimer()
 	root := h.newRoot("waiters")
@@ -110,6 +115,11 @@ func measureWaiters(ctx context.Context, h *Harness, side Side, n int, profile s
 	if err := writeHeapProfile(profile, side.name, "-before"); err != nil {
 		return WaiterMemory{}, err
 	}
+	stopCPU, err := startCPUProfile(prof.cpu, side.name)
+	if err != nil {
+		return WaiterMemory{}, err
+	}
+	defer stopCPU()
 	start := time.Now()
 	for i := range n {
 		go func() {
@@ -137,6 +147,7 @@ func measureWaiters(ctx context.Context, h *Harness, side Side, n int, profile s
 		return WaiterMemory{}, err
 	}
 	enqueue := time.Since(start)
+	stopCPU()
 	after := memNow()
 	if err := writeHeapProfile(profile, side.name, ""); err != nil {
 		_ = teardown()
@@ -229,6 +240,30 @@ func writeHeapProfile(prefix, side, suffix string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// startCPUProfile starts a CPU profile to prefix-side-enqueue.pprof and
+// returns what stops it (once; later calls do nothing); with no prefix it
+// does nothing.
+func startCPUProfile(prefix, side string) (stop func(), err error) {
+	if prefix == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(prefix + "-" + side + "-enqueue.pprof")
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		})
+	}, nil
 }
 
 // quiesceGoroutines waits until the goroutine count has not changed for
