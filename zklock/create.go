@@ -36,8 +36,14 @@ func (w *waiter) create(ctx context.Context) error {
 		delete(c.creates, id)
 		c.mu.Unlock()
 		close(ended)
-		if w.n == nil && mayExist {
-			c.cleanupByID(w.target.parent, id, w.sid)
+		if mayExist {
+			// nodes of ours other than w.n: made by a create whose
+			// reply was lost (listSynced makes one unlikely)
+			keep := ""
+			if w.n != nil {
+				keep = w.n.name
+			}
+			c.cleanupByID(w.target.parent, id, w.sid, keep)
 		}
 	}()
 	for {
@@ -82,20 +88,16 @@ func (w *waiter) create(ctx context.Context) error {
 	}
 }
 
-// findByID lists the queue on our session, again after each connection
-// loss while the session lives, and returns the name of our node with
-// protected id, or "" if there is none. A changed session is errRestart:
+// findByID lists the queue on our session after a sync (listSynced), again
+// after each connection loss while the session lives, and returns the name
+// of our node with protected id, or "" if there is none. A changed session is errRestart:
 // its nodes are gone.
 func (w *waiter) findByID(ctx context.Context, id string) (string, error) {
 	if err := w.sameSession(ctx); err != nil {
 		return "", err
 	}
 	names, err := retryRead(ctx, w, func() ([]string, error) {
-		n, _, err := w.c.conn.Children(w.target.parent)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil, nil // no queue, so no node of ours
-		}
-		return n, err
+		return w.c.listSynced(w.target.parent) // no queue, so no node of ours
 	})
 	if err != nil {
 		return "", err
@@ -197,7 +199,7 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 			case err == nil:
 				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, p, owner) })
 			case isConnErr(err):
-				c.cleanupByID(r.parent, r.id, r.sid)
+				c.cleanupByID(r.parent, r.id, r.sid, "")
 			}
 		default:
 		}

@@ -87,20 +87,22 @@ func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
 }
 
 // cleanupByID deletes, in the background, any node of queue parent whose
-// protected name carries id: the result of a create whose outcome we never
-// learned.
-func (c *Client) cleanupByID(parent, id string, sid int64) {
+// protected name carries id, but keep (a name, or ""): the result of a
+// create whose outcome we never learned. It lists the queue after a sync
+// (listSynced), so that it also finds a create the leader was still
+// committing when our connection was lost.
+func (c *Client) cleanupByID(parent, id string, sid int64, keep string) {
 	c.goBackground(func(ctx context.Context) {
 		for {
 			cur, err := c.waitReady(ctx)
 			if err != nil || cur != sid {
 				return
 			}
-			names, _, err := c.conn.Children(parent)
+			names, err := c.listSynced(parent)
 			switch {
 			case err == nil:
 				for _, n := range names {
-					if protectedID(n) == id {
+					if protectedID(n) == id && n != keep {
 						_ = c.deleteNode(ctx, parent+"/"+n, sid)
 					}
 				}
@@ -112,4 +114,24 @@ func (c *Client) cleanupByID(parent, id string, sid int64) {
 			}
 		}
 	})
+}
+
+// listSynced lists queue parent after a sync, for a client that lost the
+// reply to a create: the listing must show the create if it was made. A
+// listing alone is read where the session is now, a server that may not
+// yet have applied a create sent on the lost connection: the leader
+// answers a sync only once it has committed what it proposed before it,
+// and a create the leader sees after the session moved to this
+// connection fails. Without the sync, a waiter found no node, created
+// another, and the first stood ahead of it in the queue, unknown to it,
+// until the session ended. No queue lists as no names.
+func (c *Client) listSynced(parent string) ([]string, error) {
+	if _, err := c.conn.Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return nil, err
+	}
+	names, _, err := c.conn.Children(parent)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	return names, err
 }

@@ -164,6 +164,22 @@ func (e *Ensemble) Cut(i, j int, mode CutMode) error {
 	return nil
 }
 
+// Mend restores the link between Servers[i] and Servers[j], both
+// directions; bytes held by a silent cut are delivered in order. Other
+// links are left as they are (Heal restores them all).
+func (e *Ensemble) Mend(i, j int) error {
+	if err := e.checkPair(i, j); err != nil {
+		return err
+	}
+	for _, p := range []*linkProxies{e.links.proxy[i][j], e.links.proxy[j][i]} {
+		for _, px := range []*Proxy{p.quorum, p.election} {
+			px.RejectNew(false)
+			px.Blackhole(false)
+		}
+	}
+	return nil
+}
+
 // Isolate cuts Servers[i] off from every other server. Its clients still
 // reach it; whether it serves them is up to ZooKeeper (a server without a
 // quorum stops serving once it notices).

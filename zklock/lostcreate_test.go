@@ -1,0 +1,127 @@
+package zklock_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// A create sent to a leader cut off from its followers, silently, is
+// proposed and waits for them; the client's connection is lost, and it
+// comes back on a follower F, which must first hear from the leader that
+// the session is still valid. When the link to F mends (the other follower
+// still cut off), the leader reads F's question before F's acknowledgement
+// of the create, so F is told the session is valid before it is told the
+// create committed, and a listing read on F right away does not show the
+// node: an acquire that took that listing for "no node made" created a
+// second one. The first, unknown to its client, stood ahead of it in the
+// queue until the session ended (the chaos short run on 3312a8f: five
+// phantoms, two sessions, 12 s).
+//
+// The acquire must end up with one node in the queue, and hold once the
+// holder releases.
+func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
+	e, err := zktest.StartEnsemble(3, zktest.WithTickTime(500*time.Millisecond), zktest.WithLinkProxies())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	leader, err := e.WaitForMajority(30 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := e.Addrs()
+	f := (leader + 1) % 3
+	proxy := func(addr string) *zktest.Proxy {
+		p, err := zktest.NewProxy(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	toLeader, toFollower := proxy(addrs[leader]), proxy(addrs[f])
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	connect := func(servers ...string) *zklock.Client {
+		c, err := zklock.Connect(ctx, servers, zklock.WithRoot(root), zklock.WithSessionTimeout(testSessionTimeout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	admin, _, err := zk.Connect([]string{addrs[f]}, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+
+	const rounds = 3
+	for round := range rounds {
+		resource := "r" + string(rune('0'+round))
+		holder := connect(addrs[f])
+		var held *zklock.Lease
+		eventually(t, "the holder holds (the ensemble may still be settling)", func() bool {
+			var err error
+			held, err = holder.Acquire(ctx, resource, zklock.MaxWait(time.Second))
+			return err == nil
+		})
+		toFollower.RejectNew(true) // the waiter starts on the leader
+		toLeader.RejectNew(false)
+		waiter := connect(toLeader.Addr(), toFollower.Addr())
+		if err := e.Isolate(leader, zktest.CutSilent); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		var lease *zklock.Lease
+		go func() {
+			var err error
+			lease, err = waiter.Acquire(ctx, resource)
+			got <- err
+		}()
+		time.Sleep(300 * time.Millisecond) // the create is with the leader, proposed
+		toLeader.RejectNew(true)
+		toLeader.DropAll()
+		toFollower.RejectNew(false)
+		time.Sleep(700 * time.Millisecond) // the waiter is back, on F, which asks the leader
+		if err := e.Mend(leader, f); err != nil {
+			t.Fatal(err)
+		}
+		queue := root + "/" + resource
+		eventually(t, "the waiter's node is in the queue", func() bool {
+			kids, _, err := admin.Children(queue)
+			return err == nil && len(kids) >= 2
+		})
+		time.Sleep(time.Second) // anything left to clean up is cleaned up by now
+		if err := e.Heal(); err != nil {
+			t.Fatal(err)
+		}
+		kids, _, err := admin.Children(queue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kids) != 2 {
+			t.Errorf("round %d: the queue holds %d nodes, want the holder's and the waiter's: %v", round, len(kids), kids)
+		}
+		if err := held.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatalf("round %d: the waiter's acquire failed: %v", round, err)
+			}
+			if err := lease.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(2 * testSessionTimeout):
+			t.Fatalf("round %d: the holder released, and the waiter still waits (queue %v)", round, kids)
+		}
+		waiter.Close()
+		holder.Close()
+	}
+}
