@@ -116,13 +116,12 @@ func zkMessage(err error) string {
 }
 
 // lostStatus returns Aborted if the lease was lost before the handler
-// returned, and nil otherwise.
+// returned, and nil otherwise. It reads the lease's Err, not Done: a lease
+// ends by setting its Err, then cancelling its contexts, then closing
+// Done, so a handler that returned on its context's end may ask before
+// Done is closed (a stream then ended OK instead of Aborted, 1 run in
+// many).
 func lostStatus(lease *zklock.Lease, handlerErr error) error {
-	select {
-	case <-lease.Done():
-	default:
-		return nil
-	}
 	lerr := lease.Err()
 	if !errors.Is(lerr, zklock.ErrLeaseLost) {
 		return nil
