@@ -55,6 +55,9 @@ type Client struct {
 	creates map[string]chan struct{}
 	// covers[queue] are the covers armed by listings of queue (cover.go).
 	covers map[string]*cover
+	// deleting: lock nodes deleteNode is deleting (path → its session),
+	// with the number of deletes of it under way (Deleting)
+	deleting map[string]deletingNode
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers

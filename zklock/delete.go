@@ -50,6 +50,7 @@ func (c *Client) answerBound() time.Duration {
 // connection loss. It returns nil once the node is known to be gone
 // (deleted, already gone, or gone with its session).
 func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
+	defer c.startDeleting(path, sid)()
 	defer func() {
 		c.mu.Lock()
 		if e := c.nodes[path]; e != nil && e.sessionID == sid {

@@ -51,3 +51,51 @@ func (c *Client) Locks() []LocalLock {
 	})
 	return ls
 }
+
+// deletingNode is a lock node deleteNode is deleting: its session, and how
+// many deletes of it are under way.
+type deletingNode struct {
+	sid int64
+	n   int
+}
+
+// Deleting returns the paths of the lock nodes of this Client's current
+// session that it is deleting and ZooKeeper has not yet confirmed gone:
+// released leases, leases given up or lost while the session lives, nodes
+// of failed acquires. Locks leaves them out. A node stays here while
+// ZooKeeper is out of reach, for as long as the session lives. It makes no
+// ZooKeeper call.
+func (c *Client) Deleting() []string {
+	c.mu.Lock()
+	var ps []string
+	for p, d := range c.deleting {
+		if d.sid == c.sessionID {
+			ps = append(ps, p)
+		}
+	}
+	c.mu.Unlock()
+	sort.Strings(ps)
+	return ps
+}
+
+// startDeleting records a delete of path, of session sid, under way, and
+// returns what records its end.
+func (c *Client) startDeleting(path string, sid int64) (done func()) {
+	c.mu.Lock()
+	if c.deleting == nil {
+		c.deleting = make(map[string]deletingNode)
+	}
+	d := c.deleting[path]
+	c.deleting[path] = deletingNode{sid: sid, n: d.n + 1}
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		if d := c.deleting[path]; d.n <= 1 {
+			delete(c.deleting, path)
+		} else {
+			d.n--
+			c.deleting[path] = d
+		}
+		c.mu.Unlock()
+	}
+}

@@ -51,10 +51,11 @@ type nodeSpan struct {
 // more, is a phantom.
 //
 // A node is legitimately unknown for a while: a create in flight or whose
-// reply was lost (the client registers the node once a listing finds it), a
-// delete in flight after a release or a cancelled wait (the client forgets
-// the node first), a cut connection holding a delete back. The grace
-// absorbs those. Time nobody could observe is not counted: a gap of more
+// reply was lost (the client registers the node once a listing finds it),
+// the moment between the client forgetting a node and starting its delete.
+// The grace absorbs those. A node the client is deleting is reported
+// (Client.Deleting), however long ZooKeeper keeps the delete waiting: it
+// was not lost track of. Time nobody could observe is not counted: a gap of more
 // than a third of the grace between two reports (the worker was stopped, or
 // starved) or between two snapshots (the ensemble could not be read, so no
 // delete could complete either). A killed worker sends nothing, and a new

@@ -28,7 +28,7 @@ const (
 	EvFault         = "fault"          // a fault began: Fault, FaultID, Target, Proc (0 for server faults), Mode (recipe aimed at), Nodes[0] (servers cut off), Detail
 	EvHeal          = "heal"           // the fault with FaultID ended
 	EvOrphan        = "orphan"         // a lock znode left behind after the run: Target is its path
-	EvLocal         = "local"          // a worker's own lock nodes, as its client knows them: Session, Nodes; T is when they were read
+	EvLocal         = "local"          // a worker's own lock nodes, as its client knows them (Client.Locks and Client.Deleting): Session, Nodes; T is when they were read
 	EvQueues        = "queues"         // every lock znode under the root with its owner: Owners; T is when the listing began, End when it ended; Server the member it read
 	EvNote          = "note"           // campaign progress: Detail
 	EvPhase         = "phase"          // the campaign entered a phase: Detail ("main", "load", "wind-down")

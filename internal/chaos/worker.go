@@ -256,20 +256,25 @@ func (w *worker) reportLocal(period time.Duration) (stop func()) {
 	}
 }
 
-// localNodes returns an EvLocal: the client's lock nodes and its session,
-// T being when they were read. It reports false if the session changed
-// meanwhile: the nodes would be labelled with the wrong one.
+// localNodes returns an EvLocal: the client's lock nodes (those it is
+// still deleting too) and its session, T being when they were read. It
+// reports false if the session changed meanwhile: the nodes would be
+// labelled with the wrong one.
 func (w *worker) localNodes() (Event, bool) {
 	sid := w.c.SessionID()
 	t := time.Now().UnixNano()
-	ls := w.c.Locks()
+	ls, deleting := w.c.Locks(), w.c.Deleting()
 	if w.c.SessionID() != sid || sid == 0 {
 		return Event{}, false
 	}
-	nodes := make([]string, 0, len(ls))
+	nodes := make([]string, 0, len(ls)+len(deleting))
 	for _, l := range ls {
 		nodes = append(nodes, l.Path)
 	}
+	// A node the client is still deleting is not lost track of: its
+	// delete waits for ZooKeeper (a release, a lease given up while
+	// ZooKeeper was out of reach).
+	nodes = append(nodes, deleting...)
 	return Event{Kind: EvLocal, T: t, Session: sid, Nodes: nodes}, true
 }
 
