@@ -168,3 +168,32 @@ func paths(l *zklock.Lease) []string {
 	}
 	return ps
 }
+
+// startLinkedEnsemble starts a 3-node ensemble whose server-to-server links
+// can be cut (tickTime 500 ms), closed with the test, and returns it with
+// the index of its leader.
+func startLinkedEnsemble(t *testing.T) (*zktest.Ensemble, int) {
+	t.Helper()
+	e, err := zktest.StartEnsemble(3, zktest.WithTickTime(500*time.Millisecond), zktest.WithLinkProxies())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	leader, err := e.WaitForMajority(30 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, leader
+}
+
+// connectTo opens a Client on root that may use only servers, closed with
+// the test.
+func connectTo(t *testing.T, root string, servers ...string) *zklock.Client {
+	t.Helper()
+	c, err := zklock.Connect(testCtx(t), servers, zklock.WithRoot(root), zklock.WithSessionTimeout(testSessionTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}

@@ -24,15 +24,7 @@ import (
 // The acquire must end up with one node in the queue, and hold once the
 // holder releases.
 func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
-	e, err := zktest.StartEnsemble(3, zktest.WithTickTime(500*time.Millisecond), zktest.WithLinkProxies())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	leader, err := e.WaitForMajority(30 * time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, leader := startLinkedEnsemble(t)
 	addrs := e.Addrs()
 	f := (leader + 1) % 3
 	proxy := func(addr string) *zktest.Proxy {
@@ -46,14 +38,6 @@ func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
 	toLeader, toFollower := proxy(addrs[leader]), proxy(addrs[f])
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
-	connect := func(servers ...string) *zklock.Client {
-		c, err := zklock.Connect(ctx, servers, zklock.WithRoot(root), zklock.WithSessionTimeout(testSessionTimeout))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
 	admin, _, err := zk.Connect([]string{addrs[f]}, 10*time.Second, zk.WithLogInfo(false))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +47,7 @@ func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
 	const rounds = 3
 	for round := range rounds {
 		resource := "r" + string(rune('0'+round))
-		holder := connect(addrs[f])
+		holder := connectTo(t, root, addrs[f])
 		var held *zklock.Lease
 		eventually(t, "the holder holds (the ensemble may still be settling)", func() bool {
 			var err error
@@ -72,7 +56,7 @@ func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
 		})
 		toFollower.RejectNew(true) // the waiter starts on the leader
 		toLeader.RejectNew(false)
-		waiter := connect(toLeader.Addr(), toFollower.Addr())
+		waiter := connectTo(t, root, toLeader.Addr(), toFollower.Addr())
 		if err := e.Isolate(leader, zktest.CutSilent); err != nil {
 			t.Fatal(err)
 		}

@@ -16,30 +16,14 @@ import (
 // by a follower prove nothing to the leader: the holder must be told
 // before the takeover all the same (found by the chaos campaign v2).
 func TestIntegration_LossBeforeTakeoverOnACutOffFollower(t *testing.T) {
-	e, err := zktest.StartEnsemble(3, zktest.WithTickTime(500*time.Millisecond), zktest.WithLinkProxies())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	leader, err := e.WaitForMajority(30 * time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, leader := startLinkedEnsemble(t)
 	addrs := e.Addrs()
 	f := (leader + 1) % 3
 	other := 3 - leader - f
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
-	connect := func(servers ...string) *zklock.Client {
-		c, err := zklock.Connect(ctx, servers, zklock.WithRoot(root), zklock.WithSessionTimeout(testSessionTimeout))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	stuck := connect(addrs[f])
-	next := connect(addrs[leader], addrs[other])
+	stuck := connectTo(t, root, addrs[f])
+	next := connectTo(t, root, addrs[leader], addrs[other])
 	var l *zklock.Lease
 	eventually(t, "the holder holds (the ensemble may still be settling)", func() bool {
 		var err error
