@@ -166,6 +166,7 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	close(c.closeCh)
+	c.dropCoversLocked()
 	var lost, releasing []*leaseState
 	for _, e := range c.nodes.dropWhere(func(*nodeEntry) bool { return true }) {
 		switch {
@@ -233,6 +234,13 @@ func (c *Client) waitReady(ctx context.Context) (int64, error) {
 	}
 }
 
+// isClosed reports whether Close (or a failed Connect) ended the client.
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
 // session returns the current session id and whether it is usable.
 func (c *Client) session() (int64, bool) {
 	c.mu.Lock()
@@ -249,7 +257,6 @@ func (c *Client) onEvent(ev zk.Event) {
 		c.onSessionEvent(ev.State)
 	case zk.EventNodeDeleted:
 		c.mu.Lock()
-		c.coverEventLocked(nodeDeleted, ev.Path)
 		e := c.nodes[ev.Path]
 		var st *leaseState
 		if c.nodes.drop(e) && e.st != nil && !e.releasing {
@@ -261,7 +268,7 @@ func (c *Client) onEvent(ev zk.Event) {
 		}
 	case zk.EventNodeChildrenChanged:
 		c.mu.Lock()
-		c.coverEventLocked(childrenChanged, ev.Path)
+		c.coverEventLocked(ev.Path)
 		c.mu.Unlock()
 	case zk.EventNodeDataChanged:
 		// Someone wrote our node: the data watch is spent, set it again.

@@ -1,52 +1,42 @@
 package zklock
 
-import "strings"
-
-// A direct hand-off (see waiter.ahead) takes the lock with no request when
-// the node ahead goes, trusting that a deletion of our own node would have
-// reached us first. That takes a watch that sees our node go, set before
-// the wait: usually a data watch on our node, one more request per
-// waiter. A queue's child watch, set by the listing itself, sees it too,
-// at no request: it fires on the first change of the queue, whatever it
-// is. A cover is such a listing's child watch, standing in for the watch
-// on our node while nothing else changes in the queue.
+// A waiter that cannot take the lock waits, in the plain recipe, on a
+// watch on the node ahead of it, and lists its queue again once woken:
+// three requests to queue (the create, the listing, the watch) and one to
+// take the lock. A waiter whose create found exactly one node ahead of it
+// (a counted create, see createCounted) needs neither watch: it lists its
+// queue with a child watch, and that watch is what it waits on, its
+// cover. The cover fires on the queue's first change, whatever it is:
+// the node ahead going (the usual case: the waiter lists and holds), our
+// own node going (the listing finds it gone), or a node queuing behind
+// ours (the waiter lists, finds the node ahead still there, and waits on
+// it as any waiter does, with the watches on it and on our node that a
+// direct hand-off needs). Two requests to queue where zk.Lock makes three,
+// and one watch per waiter on the server and in the client, as zk.Lock's;
+// taking the lock costs the one listing it costs zk.Lock. No herd: at
+// most one waiter of a queue is covered at a time (the one second in line
+// when it queued, until the queue's first change).
 //
-// A waiter arms one when its create found exactly one node ahead of it (a
-// counted create, see createCounted), so that it is the one waiter to
-// take the lock when that node goes: its listing then costs no more than
-// a plain one and its wait needs only the watch on the node ahead, three
-// requests per waiting acquire where a data watch on our node makes four,
-// and three are what go-zookeeper's zk.Lock makes (create, list, watch).
-//
-// ZooKeeper sends a session's events in the order of the changes, within
-// a connection, and delivers the deletion of a node before its parent's
-// child event for the same change. So when the node ahead's deletion
-// arrives while the cover's child watch has not fired, nothing in the
-// queue changed between our listing and that deletion, our node included:
-// the hand-off is safe (clean). If the child watch fired first, something
-// changed (a node queued behind us, or ours went): the waiter is woken,
-// watches its own node as it would have without a cover (finding it gone
-// if it is), and waits again. A lost connection ends what a cover proves,
-// as it does for a data watch (see node.handoffSafe).
+// A cover fires on its own too when the session ends or the client
+// closes (dropCoversLocked): the listing then fails, as it would have for
+// the watch ahead. A lost connection ends nothing: go-zookeeper sets the
+// child watch again on the next connection, and the server fires it at
+// once if the queue changed meanwhile.
 type cover struct {
-	epoch <-chan struct{} // the connection epoch of the listing (Client.epoch)
-	fired chan struct{}   // closed when the child watch fires
+	fired chan struct{} // closed when the child watch fires
 	// Guarded by Client.mu:
-	next  *cover // the next cover armed on the same queue (Client.covers)
-	pred  string // the node ahead; its deletion hands us the lock
-	clean bool   // pred's deletion arrived before the child watch fired
-	done  bool   // fired is closed
+	next *cover // the next cover armed on the same queue (Client.covers)
+	done bool   // fired is closed
 }
 
 // armCover registers a cover for a listing of parent about to be sent
 // with a child watch. Registered before the request, it may be fired by
 // an earlier child watch of the session on the same queue: that only
-// costs the waiter the watch on its own node it would have set anyway.
+// costs the waiter a listing.
 func (c *Client) armCover(parent string) *cover {
 	cv := &cover{fired: make(chan struct{})}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cv.epoch = c.downCh
 	if c.covers == nil {
 		c.covers = make(map[string]*cover)
 	}
@@ -86,30 +76,14 @@ func (cv *cover) fireLocked() {
 	}
 }
 
-// coverEventLocked updates the covers for a watch event, from the event
-// callback, in the order of the events. c.mu is held.
-func (c *Client) coverEventLocked(typ eventType, path string) {
-	if len(c.covers) == 0 {
-		return
+// coverEventLocked fires the covers of queue path for its child event,
+// from the event callback. A child watch fires once: every cover on the
+// queue is spent. c.mu is held.
+func (c *Client) coverEventLocked(path string) {
+	for cv := c.covers[path]; cv != nil; cv = cv.next {
+		cv.fireLocked()
 	}
-	switch typ {
-	case childrenChanged:
-		// A child watch fires once: every cover on this queue is spent.
-		for cv := c.covers[path]; cv != nil; cv = cv.next {
-			cv.fireLocked()
-		}
-		delete(c.covers, path)
-	case nodeDeleted:
-		i := strings.LastIndexByte(path, '/')
-		if i <= 0 {
-			return
-		}
-		for cv := c.covers[path[:i]]; cv != nil; cv = cv.next {
-			if cv.pred == path && !cv.done {
-				cv.clean = true
-			}
-		}
-	}
+	delete(c.covers, path)
 }
 
 // dropCoversLocked fires and forgets every cover: the session's watches
@@ -123,49 +97,13 @@ func (c *Client) dropCoversLocked() {
 	c.covers = nil
 }
 
-// eventType is the kind of watch event a cover cares about.
-type eventType uint8
-
-const (
-	childrenChanged eventType = iota + 1
-	nodeDeleted
-)
-
-// covering reports whether cv still covers our node, and if so records
-// pred as the node whose deletion hands us the lock: the caller then
-// watches pred alone. cv may be nil.
-func (c *Client) covering(cv *cover, pred string) bool {
+// covering reports whether cv, if any, has not fired yet: the waiter may
+// then wait on it alone.
+func (c *Client) covering(cv *cover) bool {
 	if cv == nil {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cv.done {
-		return false
-	}
-	select {
-	case <-cv.epoch:
-		return false
-	default:
-	}
-	cv.pred = pred
-	return true
-}
-
-// coveredHandoff reports whether pred's deletion, just received, hands us
-// the lock with no request under cv: it arrived before anything else
-// changed in the queue, on the connection of cv's listing.
-func (c *Client) coveredHandoff(cv *cover, pred string) bool {
-	c.mu.Lock()
-	ok := cv.clean && cv.pred == pred
-	c.mu.Unlock()
-	if !ok {
-		return false
-	}
-	select {
-	case <-cv.epoch:
-		return false
-	default:
-		return true
-	}
+	return !cv.done
 }

@@ -2,6 +2,7 @@ package zklock_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,10 +15,10 @@ import (
 )
 
 // A waiter whose create, among others in flight on its session, finds one
-// node ahead lists its queue with a child watch, which stands in for a
-// watch on its own node (zklock/cover.go): three requests per waiting
-// acquire, as go-zookeeper's zk.Lock makes, with the zero-round-trip
-// hand-off kept.
+// node ahead lists its queue with a child watch, which stands in for the
+// watches on the node ahead and on its own node (zklock/cover.go): two
+// requests and one watch per waiting acquire, where go-zookeeper's zk.Lock
+// makes three requests, and one listing to take the lock, as zk.Lock's.
 
 // coverRun is a server of its own with a client p holding resources
 // r0..r(n-1) and a client w waiting for each behind p, covered.
@@ -39,8 +40,8 @@ func (r *coverRun) client(opts ...zklock.Option) *zklock.Client {
 }
 
 // covered starts n acquires at once on w, one per resource r0..r(n-1),
-// each held by p, and waits until each is queued with its two watches
-// (the one on p's node, and the child watch on its queue). The creates
+// each held by p, and waits until each is queued with its one watch (the
+// child watch on its queue). The creates
 // run together, so they are counted (see createCounted) and each finds one
 // node ahead. p and w are made with opts.
 func covered(t *testing.T, n int, opts ...zklock.Option) *coverRun {
@@ -70,8 +71,8 @@ func covered(t *testing.T, n int, opts ...zklock.Option) *coverRun {
 				got <- l
 			}()
 		}
-		eventually(t, "every waiter queued with its watches", func() bool {
-			return len(w.Locks()) == n && watchCount(t, srv) >= base+2*n
+		eventually(t, "every waiter queued with its watch", func() bool {
+			return len(w.Locks()) == n && watchCount(t, srv) >= base+n
 		})
 	})
 	var nodes []string
@@ -80,12 +81,12 @@ func covered(t *testing.T, n int, opts ...zklock.Option) *coverRun {
 		nodes = append(nodes, l.Path)
 		mine[l.Path] = true
 	}
-	// Per waiter: the counted create, the listing (with the child watch)
-	// and the watch on the node ahead; the first create may be alone in
-	// flight (create and listing pipelined, and a watch on its own node:
-	// one more). Allow 6 for syncs proving the session and pings.
-	if recv > 3*n+1+6 {
-		t.Fatalf("%d waiters queued with %d requests, want at most 3 each (+7)", n, recv)
+	// Per waiter: the counted create and the listing (with the child
+	// watch); the first create may be alone in flight (create and listing
+	// pipelined, then the watches on the node ahead and on its own node:
+	// two more). Allow 6 for syncs proving the session and pings.
+	if recv > 2*n+2+6 {
+		t.Fatalf("%d waiters queued with %d requests, want at most 2 each (+8)", n, recv)
 	}
 	t.Logf("%d waiters queued with %d requests", n, recv)
 	return &coverRun{t: t, srv: srv, root: root, ctx: ctx, p: p, w: w, held: held, got: got, nodes: nodes, mine: mine}
@@ -121,7 +122,9 @@ func watchCount(t *testing.T, srv *zktest.Server) int {
 	return k
 }
 
-func TestIntegration_CoveredWaitersHandOffWithNoRequest(t *testing.T) {
+// The holder releases: each covered waiter's cover fires, and it takes the
+// lock with one listing.
+func TestIntegration_CoveredWaitersTakeTheLockWithOneListing(t *testing.T) {
 	const n = 20
 	r := covered(t, n, zklock.WithSessionTimeout(40*time.Second), zklock.WithNodeWatchDelay(time.Hour))
 	srv, ctx, held, got := r.srv, r.ctx, r.held, r.got
@@ -136,9 +139,11 @@ func TestIntegration_CoveredWaitersHandOffWithNoRequest(t *testing.T) {
 			leases = append(leases, <-got)
 		}
 	})
-	// p's deletes, and nothing from w. Allow 4 pings.
-	if recv > n+4 {
-		t.Fatalf("%d packets for %d hand-offs: the covered waiters made requests to take the lock", recv, n)
+	// p's deletes, and a listing each from w (the first waiter, queued
+	// alone in flight, watched the node ahead instead: none). Allow 4
+	// pings.
+	if recv > 2*n+4 {
+		t.Fatalf("%d packets for %d hand-offs: the covered waiters made more than a listing each to take the lock", recv, n)
 	}
 	for _, l := range leases {
 		if l == nil {
@@ -152,8 +157,9 @@ func TestIntegration_CoveredWaitersHandOffWithNoRequest(t *testing.T) {
 }
 
 // A node queued behind a covered waiter fires its cover: the waiter then
-// watches its own node (one request) and still takes the lock with no
-// more when the node ahead goes; the node behind waits.
+// lists its queue and watches the node ahead and its own node (three
+// requests), and takes the lock with no more when the node ahead goes;
+// the node behind waits.
 func TestIntegration_CoverFiredByANodeBehind(t *testing.T) {
 	const n = 8
 	opts := []zklock.Option{zklock.WithSessionTimeout(40 * time.Second), zklock.WithNodeWatchDelay(time.Hour)}
@@ -171,10 +177,11 @@ func TestIntegration_CoverFiredByANodeBehind(t *testing.T) {
 			cGot <- l
 		}()
 	}
-	// c's watches on w's nodes; each cover spent, replaced by a watch on
-	// w's own node.
+	// c's watches on w's nodes; each cover spent, replaced by w's
+	// watches on p's node and on its own (all but the first waiter's,
+	// queued alone in flight with those two watches and no cover).
 	eventually(t, "c queued, w's own nodes watched", func() bool {
-		return len(c.Locks()) == n && watchCount(t, srv) >= base+n
+		return len(c.Locks()) == n && watchCount(t, srv) >= base+2*n-1
 	})
 	var leases []*zklock.Lease
 	recv := packetsDuring(t, srv, func() {
@@ -253,9 +260,8 @@ func TestIntegration_CoveredWaiterRequeuesWhenItsNodeIsDeleted(t *testing.T) {
 }
 
 // An operator deletes a covered waiter's node and the node ahead in one
-// transaction, ours first: the cover's child watch fires before the node
-// ahead's deletion arrives, so the hand-off is not taken on trust; the
-// waiter lists, finds its node gone, and queues again.
+// transaction: the cover's child watch fires, the waiter lists, finds its
+// node gone, and queues again.
 func TestIntegration_CoveredWaiterNodeAndPredDeletedTogether(t *testing.T) {
 	const n = 8
 	r := covered(t, n)
@@ -279,4 +285,55 @@ func TestIntegration_CoveredWaiterNodeAndPredDeletedTogether(t *testing.T) {
 			t.Fatalf("w holds %s, which does not exist (%v)", l.Path(), err)
 		}
 	})
+}
+
+// Close ends covered waiters at once with ErrClosed, and they make no
+// request for it.
+func TestIntegration_CloseEndsCoveredWaiters(t *testing.T) {
+	const n = 8
+	srv := countedServer(t)
+	root := zktest.UniqueRoot(t)
+	p := newClientAt(t, srv.Addr(), root)
+	ctx := testCtx(t)
+	for i := range n {
+		if _, err := p.Acquire(ctx, fmt.Sprintf("r%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := zklock.Connect(ctx, []string{srv.Addr()}, zklock.WithRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := watchCount(t, srv)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
+			errs <- err
+		}()
+	}
+	eventually(t, "every waiter queued with its cover", func() bool {
+		return len(w.Locks()) == n && watchCount(t, srv) >= base+n
+	})
+	start := time.Now()
+	recv := packetsDuring(t, srv, func() {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			select {
+			case err := <-errs:
+				if !errors.Is(err, zklock.ErrClosed) {
+					t.Fatalf("a covered waiter ended with %v, want ErrClosed", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Close did not end every covered waiter within 5s")
+			}
+		}
+	})
+	// The close, and p's pings.
+	if recv > 1+2 {
+		t.Fatalf("%d packets to the server during Close: the covered waiters made requests", recv)
+	}
+	t.Logf("%d covered waiters ended %v after Close, %d packets", n, time.Since(start).Round(time.Millisecond), recv)
 }

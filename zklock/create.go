@@ -156,7 +156,8 @@ type createReq struct {
 	// to learn the queue's child count with the create (createCounted).
 	count bool
 	// cover: any node ahead blocks the lock, so a counted create that
-	// finds one node ahead lists the queue with a child watch (cover.go).
+	// finds one node ahead lists the queue with a child watch, and waits
+	// on that alone (cover.go).
 	cover bool
 }
 
@@ -231,8 +232,8 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 // flight (many acquires at once on one session) the listing waits for the
 // create, which then also reads the queue's child count where it can
 // (createCounted), so that a queue of one needs no listing at all, and a
-// queue of two is listed with a child watch where that can stand in for a
-// watch on our node (cv, see cover.go).
+// queue of two is listed with a child watch, the waiter's cover (cv, see
+// cover.go).
 func (c *Client) createAndList(r createReq) (path string, names []string, cv *cover, err error) {
 	// Pipeline only the client's one create in flight: with many at once
 	// (1,000 acquires on one session), listings interleaved with the

@@ -47,13 +47,14 @@
 // empty data, whose reply carries the queue's child count as of the
 // create: a queue holding our node alone is ours with no listing. Its
 // data stays empty; its data version counts these acquires. A queue of two
-// is listed with a child watch, which stands in for the watch on our own
-// node until anything else changes in the queue: such a waiter makes
-// three requests (the transaction, the listing, the watch on the node
-// ahead), as zk.Lock's does, and keeps the hand-off with no round trip.
-// The order of events that hand-off trusts holds within one connection:
-// a waiter that lost its connection since its watch was set lists its
-// queue instead.
+// is listed with a child watch, and the waiter waits on that alone (no
+// watch on the node ahead or on its own) until the queue's first change,
+// then lists it again: two requests to queue (the transaction, the
+// listing) where zk.Lock makes three, and one listing to take the lock.
+// Other waiters whose node ahead is the last obstacle take the lock with
+// no round trip when it goes, trusting a watch on their own node; the
+// order of events that trusts holds within one connection: a waiter that
+// lost its connection since its watch was set lists its queue instead.
 // Read/write locks use Curator's "__READ__"/"__WRIT__" names and kazoo's
 // "__lock__"/"__rlock__" names are understood, so Java and Python services
 // can share locks.

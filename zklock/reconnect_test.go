@@ -28,14 +28,21 @@ import (
 // behind c, not hold beside it. With the events in random order, a client
 // that trusts their order held beside c on 1 to 4 of the 12 resources in
 // 9 of 12 rounds (4 runs, each failed).
+//
+// w's acquires start one at a time, each queued before the next starts, so
+// that each waits with the two watches of a direct hand-off (on p's node
+// and on its own); in the last round they start together, and all but
+// the first wait on a cover (cover.go), which lists the queue when it
+// fires.
 func TestIntegration_HandoffAfterReconnectFindsOwnNode(t *testing.T) {
 	srv := countedServer(t)
 	for range 3 {
-		t.Run("", func(t *testing.T) { handoffAfterReconnect(t, srv) })
+		t.Run("direct", func(t *testing.T) { handoffAfterReconnect(t, srv, false) })
 	}
+	t.Run("covered", func(t *testing.T) { handoffAfterReconnect(t, srv, true) })
 }
 
-func handoffAfterReconnect(t *testing.T, srv *zktest.Server) {
+func handoffAfterReconnect(t *testing.T, srv *zktest.Server, together bool) {
 	const n = 12
 	watches := func() int {
 		// data and child watches both (wchs counts data watches only)
@@ -74,6 +81,18 @@ func handoffAfterReconnect(t *testing.T, srv *zktest.Server) {
 	}
 	base := watches()
 	wGot := make(chan result, n)
+	var wNodes []string
+	queued := func(k int) func() bool {
+		return func() bool {
+			wNodes = wNodes[:0]
+			for _, l := range w.Locks() {
+				if l.Position >= 1 {
+					wNodes = append(wNodes, l.Path)
+				}
+			}
+			return len(wNodes) == k
+		}
+	}
 	for i := range n {
 		go func() {
 			l, err := w.Acquire(ctx, res(i))
@@ -82,19 +101,19 @@ func handoffAfterReconnect(t *testing.T, srv *zktest.Server) {
 			}
 			wGot <- result{i, l}
 		}()
-	}
-	var wNodes []string
-	eventually(t, "w queued on every resource", func() bool {
-		wNodes = wNodes[:0]
-		for _, l := range w.Locks() {
-			if l.Position >= 1 {
-				wNodes = append(wNodes, l.Path)
-			}
+		if !together {
+			eventually(t, "w queued on "+res(i), queued(i+1))
 		}
-		return len(wNodes) == n
-	})
-	// w's watches are set: on p's node, and on its own or its queue.
-	eventually(t, "w's watches", func() bool { return watches() >= base+2*n })
+	}
+	eventually(t, "w queued on every resource", queued(n))
+	if together {
+		// w's covers: a child watch on each queue (the first waiter's
+		// may be the two watches instead).
+		eventually(t, "w's covers", func() bool { return watches() >= base+n })
+	} else {
+		// w's watches are set: on p's node and on its own.
+		eventually(t, "w's watches", func() bool { return watches() >= base+2*n })
+	}
 	cGot := make(chan result, n)
 	for i := range n {
 		go func() {

@@ -34,10 +34,9 @@ import (
 type parked struct {
 	ev <-chan zk.Event // the watch on the node ahead (watch)
 	// done: a node of ours ahead going, or its lease ending (awaitLocal);
-	// with covered, the cover standing in for the watch on our node
-	// firing (cover.go), besides ev: the waiter then watches its node
-	// itself. A cover fires when our node ends too, so a covered park has
-	// no gone. One channel for both keeps park's frame small (see park).
+	// with covered, the cover standing in for the watches on the node
+	// ahead and on ours firing (cover.go): the waiter then lists its queue.
+	// A cover fires when our node ends too, so a covered park has no gone.
 	done    <-chan struct{}
 	covered bool
 	last    zk.Event          // the event on ev that ended the park (see park)
@@ -56,7 +55,7 @@ const (
 	wokeUnwatched             // the watch was dropped (go-zookeeper's EventNotWatching)
 	wokeClosing               // the watch was dropped as the client closes
 	wokeGone                  // our own node is known gone
-	wokeCover                 // the queue changed before the node ahead went: the cover is spent
+	wokeCover                 // the queue changed: the cover is spent
 	wokeEnded                 // the context ended
 )
 
@@ -88,7 +87,7 @@ func (p *parked) park() wake {
 	case p.last = <-p.ev:
 	case <-p.done:
 		if p.covered {
-			return p.coverFired()
+			return wokeCover
 		}
 		return wokeFired
 	case <-p.gone:
@@ -97,19 +96,6 @@ func (p *parked) park() wake {
 		return wokeEnded
 	}
 	return eventWake(&p.last)
-}
-
-// coverFired reads what a fired cover means: the node ahead's deletion
-// fires it too, after its own event, so that event is taken if it is in.
-//
-//go:noinline
-func (p *parked) coverFired() wake {
-	select {
-	case ev := <-p.ev:
-		return eventWake(&ev)
-	default:
-		return wokeCover
-	}
 }
 
 // parkAny parks on the watches of a semaphore's waiter (a few: one per

@@ -49,7 +49,7 @@ type node struct {
 	// events only within one connection; see handoffSafe.
 	ownEpoch <-chan struct{}
 	// cover: the child watch of the listing after its create, if it
-	// armed one, which stands in for the watch on the node (cover.go).
+	// armed one, which the node may wait on alone (cover.go).
 	cover *cover
 	// wait is what the node waits for between two steps.
 	wait waitFor
@@ -65,7 +65,7 @@ func (n *node) setOwnWatched(epoch <-chan struct{}) {
 
 // handoffSafe reports whether the node may take the hand-off its wait
 // ended in with no request: its own watch was set on the connection still
-// in use, or its cover saw the node ahead go first (cover.go). The
+// in use. The
 // hand-off trusts that a deletion of our node would have reached us before
 // the event that ended the wait, and ZooKeeper keeps that order only
 // within one connection: on a reconnection go-zookeeper restores its
@@ -76,7 +76,7 @@ func (n *node) setOwnWatched(epoch <-chan struct{}) {
 func (w *waiter) handoffSafe() bool {
 	n := w.n
 	if !n.ownWatched {
-		return n.wait.covered && w.c.coveredHandoff(n.cover, n.wait.pred)
+		return false
 	}
 	select {
 	case <-n.ownEpoch:
@@ -96,7 +96,8 @@ type waitFor struct {
 	ahead []child
 	kind  waitKind
 	own   bool // waitPred: our node is watched with it
-	// covered: waitPred: our node's cover stands in for that watch
+	// covered: waitPred: our node's cover stands in for the watches on
+	// pred and on our node (cover.go)
 	covered bool
 	// keep: go on from the nodes in ahead, then ours, instead of listing
 	// the queue (a hand-off with no round trip).
@@ -252,10 +253,13 @@ func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*park
 		// names alive, and every garbage collection would mark them.
 		others = rest[:idx-1]
 	}
-	// With a cover (cover.go), the queue's child watch stands in for the
-	// watch on our node.
-	covered := direct && !w.n.ownWatched && w.c.covering(w.n.cover, pred)
-	w.n.wait = waitFor{kind: waitPred, pred: pred, own: direct && !covered, covered: covered, keep: direct, ahead: others}
+	// With a cover (cover.go), the queue's child watch stands in for both
+	// watches: we list again when it fires.
+	if direct && w.c.covering(w.n.cover) {
+		w.n.wait = waitFor{kind: waitPred, pred: pred, covered: true}
+		return w.parkOn(parked{done: w.n.cover.fired, covered: true}), nil
+	}
+	w.n.wait = waitFor{kind: waitPred, pred: pred, own: direct, keep: direct, ahead: others}
 	return w.watch(ctx)
 }
 

@@ -77,7 +77,13 @@ func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
 		case wokeChanged:
 			return w.watch(ctx) // pred's data changed: set the watch again
 		case wokeCover:
-			return w.uncover(ctx)
+			if w.c.isClosed() {
+				return nil, ErrClosed // dropped with the client (Close)
+			}
+			// The queue changed, pred's going or ours among what it may
+			// be, or the session ended: list it again (see next).
+			*wf = waitFor{}
+			return nil, nil
 		}
 		// pred was deleted. Our own node's deletion, if any, was
 		// delivered before that: check it now.
@@ -88,26 +94,6 @@ func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
 		}
 	}
 	return nil, nil // a semaphore's: a node ahead went or changed
-}
-
-// uncover goes on waiting for the node ahead after the queue changed
-// while our node's cover stood in for a watch on it (cover.go): it sets
-// that watch now, which finds our node gone if the change was its
-// deletion, and parks again on the node ahead's watch, still set. If the
-// node ahead went meanwhile, its event is waiting there, and the hand-off
-// is safe: our node was there after that deletion, or watched before it.
-func (w *waiter) uncover(ctx context.Context) (*parked, error) {
-	select {
-	case <-w.n.entry.gone:
-		return nil, errRestart // known gone: no need to ask
-	default:
-	}
-	ev := w.park.ev
-	if _, err := w.watchOwn(ctx); err != nil {
-		return nil, err
-	}
-	w.n.wait.covered = false
-	return w.parkOn(parked{ev: ev}), nil
 }
 
 // watchLocal sets a data watch on pred, a waiting node of this client, so
@@ -337,11 +323,7 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 		}
 		switch {
 		case r.err == nil:
-			p := parked{ev: r.ch}
-			if w.n.wait.covered {
-				p.done, p.covered = w.n.cover.fired, true
-			}
-			return w.parkOn(p), nil
+			return w.parkOn(parked{ev: r.ch}), nil
 		case errors.Is(r.err, zk.ErrNoNode):
 			return nil, nil
 		case isConnErr(r.err):

@@ -61,7 +61,7 @@ func (s Side) prepare(h *Harness, root string, resources []string) error {
 // ZKLock returns the zklock side; opts are added to every Client it
 // connects (after WithRoot and WithSessionTimeout).
 func ZKLock(opts ...zklock.Option) Side {
-	return Side{name: NameZKLock, watches: 2, queueWatches: 1, holderWatches: 1, container: true,
+	return Side{name: NameZKLock, watches: 1, queueWatches: 1, holderWatches: 1, container: true,
 		open: func(ctx context.Context, h *Harness, root string) (session, error) {
 			all := append([]zklock.Option{zklock.WithRoot(root), zklock.WithSessionTimeout(h.timeout)}, opts...)
 			c, err := zklock.Connect(ctx, h.sessionServers(root), all...)
