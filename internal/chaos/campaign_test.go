@@ -65,4 +65,10 @@ func TestIntegration_ChaosSmoke(t *testing.T) {
 	if rep.Acquisitions < cfg.Acquisitions || rep.Stale.RejectedPaused == 0 {
 		t.Fatalf("acquisitions %d, stale writes of paused holders refused %d", rep.Acquisitions, rep.Stale.RejectedPaused)
 	}
+	// Each SIGSTOP is a stop the paused worker's stall watch reports once
+	// resumed (unless the worker was killed first).
+	if rep.Faults[string(chaos.FaultPause)] > 0 && rep.Stalls.N == 0 {
+		t.Fatalf("%d pauses, and no stall reported", rep.Faults[string(chaos.FaultPause)])
+	}
+	t.Logf("%d pauses; %d stalls reported (p50 %.0f ms, longest %.0f ms)", rep.Faults[string(chaos.FaultPause)], rep.Stalls.N, rep.Stalls.P50MS, rep.Stalls.MaxMS)
 }

@@ -178,6 +178,7 @@ type faultRec struct {
 	cut        []int  // partitions: the servers (1-based) cut off from the majority
 	server     int    // leader-kill, server-restart: the server (1-based)
 	failed     bool   // the heal says the fault's action failed (an op-delete whose reply was lost: done at an unknown moment, or not at all)
+	stall      bool   // a stop of the process its stall watch reported (EvStall), not a fault of the campaign's
 }
 
 type checker struct {
@@ -186,7 +187,11 @@ type checker struct {
 	leases map[leaseKey]*leaseRec
 	byRes  map[string][]*leaseRec
 	faults []*faultRec
+	// pauses: per process, its pause faults and its stalls
 	pauses map[int][]*faultRec
+	// stalls: the stops of worker processes their stall watch reported
+	// (EvStall), judged as pauses; not faults of the campaign's
+	stalls []*faultRec
 	// sessions: per process, the events that name its session (acquired,
 	// quiesced), in order
 	sessions map[int][]Event
@@ -354,6 +359,11 @@ func (c *checker) index() {
 			c.sessions[e.Proc] = append(c.sessions[e.Proc], e)
 		case EvDied:
 			died[e.Proc] = e.T
+		case EvStall:
+			f := &faultRec{kind: FaultPause, proc: e.Proc, start: e.T, end: e.End, stall: true}
+			c.stalls = append(c.stalls, f)
+			c.pauses[e.Proc] = append(c.pauses[e.Proc], f)
+			r.Stalls.add(float64(e.End-e.T)/1e6, "", e.T, e.End, "")
 		case EvFault:
 			f := &faultRec{id: e.FaultID, kind: FaultKind(e.Fault), proc: e.Proc, start: e.T, stuck: stuckProcs(e.Detail)}
 			if f.kind == FaultLeaderKill || f.kind == FaultServerRestart {

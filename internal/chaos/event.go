@@ -32,6 +32,7 @@ const (
 	EvQueues        = "queues"         // every lock znode under the root with its owner: Owners; T is when the listing began, End when it ended; Server the member it read
 	EvNote          = "note"           // campaign progress: Detail
 	EvPhase         = "phase"          // the campaign entered a phase: Detail ("main", "load", "wind-down")
+	EvStall         = "stall"          // the worker's stall watch did not run from T to End (see stall.go): judged as a pause of the process
 )
 
 // Recipes, as Event.Mode of an acquire. A lane runs one recipe; the
@@ -75,7 +76,7 @@ type Event struct {
 	// Owners (EvQueues) maps every lock znode to its ephemeral owner.
 	Owners map[string]int64 `json:"owners,omitempty"`
 	// End (EvQueues) is when the listing ended: each node listed existed
-	// at some moment in [T, End].
+	// at some moment in [T, End]. End (EvStall) is when the stop ended.
 	End int64 `json:"end,omitempty"`
 	// Mode (acquire events, writes) is the mode of the acquire:
 	// ModeExclusive (or ""), ModeRead, ... Limit is a semaphore's. For a

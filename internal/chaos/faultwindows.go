@@ -35,8 +35,9 @@ func (w windows) overlaps(from, to int64) bool {
 // faultWindows tells which faults could slow what: a fault is felt from
 // its start to a session timeout after its end (a session cut off may
 // expire then). Server faults and partitions touch everyone; an operator's
-// delete touches its queue; a process fault touches its process and every
-// queue the process had a node in meanwhile.
+// delete touches its queue; a process fault, or a stall (see stall.go),
+// touches its process and every queue the process had a node in
+// meanwhile.
 type faultWindows struct {
 	global windows
 	proc   map[int]windows
@@ -51,7 +52,7 @@ func (c *checker) faultWindows(except *faultRec) *faultWindows {
 	var global []interval
 	proc := map[int][]interval{}
 	res := map[string][]interval{}
-	for _, f := range c.faults {
+	for _, f := range slices.Concat(c.faults, c.stalls) {
 		if f == except {
 			continue
 		}
@@ -109,7 +110,7 @@ func (c *checker) touchedResources() map[*faultRec][]string {
 		note(l.key.proc, l.resource, l.acquired, cmp.Or(end, c.lastT))
 	}
 	out := map[*faultRec][]string{}
-	for _, f := range c.faults {
+	for _, f := range slices.Concat(c.faults, c.stalls) {
 		if f.kind.Server() || f.kind == FaultOpDelete {
 			continue
 		}

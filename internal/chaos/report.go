@@ -107,6 +107,9 @@ type Report struct {
 	// commit, in a database), over every accepted write its writer
 	// reported; Name "write: sent → accepted", Phase and Window empty.
 	WriteLatency Figure `json:"write_latency"`
+	// Stalls: the stops of worker processes their stall watch reported
+	// (EvStall), judged as pauses: how long each was.
+	Stalls Figure `json:"stalls"`
 	// Load: the load phase's size, read from the history.
 	Load                LoadStats `json:"load"`
 	RejectedGoodStand   int       `json:"rejected_in_good_standing"`
@@ -266,6 +269,7 @@ func (r *Report) finish() {
 	r.KillTakeover.finish()
 	r.OpDeleteNotice.finish()
 	r.WriteLatency.finish()
+	r.Stalls.finish()
 	for _, v := range r.Violations {
 		switch v.Kind {
 		case VSharedOverlap:
@@ -381,6 +385,11 @@ func (r *Report) WriteTable(w io.Writer) {
 			r.Load.SessionsOpened, r.Load.Sessions, r.Load.PeakWaiters, r.Load.Acquisitions, r.Load.Seconds), "≥ 200 / ≥ 5,000")
 	}
 	row("writes rejected from holders in good standing", fmt.Sprint(r.RejectedGoodStand), "0")
+	stalls := "0"
+	if st := r.Stalls; st.N > 0 {
+		stalls = fmt.Sprintf("%d (p50 %.0f ms, longest %.0f ms)", st.N, st.P50MS, st.MaxMS)
+	}
+	row(fmt.Sprintf("worker stalls: a process not running for ≥ %d ms, judged as a pause", stallMin.Milliseconds()), stalls, "—")
 	row("orphan lock znodes after the run", fmt.Sprint(r.Orphans), "0")
 	row("acquires hung past their deadline", fmt.Sprintf("%d (max overrun %.0f ms)", r.HungAcquires, r.MaxAcquireOverrunMS), "0")
 	row("worker crashes", fmt.Sprint(r.WorkerCrashes), "0")

@@ -166,6 +166,7 @@ func runWorker(raw string) int {
 	}
 	w.send(Event{Kind: EvStart, Session: w.c.SessionID()})
 	stopReports := w.reportLocal(spec.LocalPeriod)
+	stopStalls := w.watchStalls()
 	var lanes sync.WaitGroup
 	for i, recipe := range w.recipes() {
 		ln := &lane{w: w, recipe: recipe, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.Proc)<<8|uint64(i)))}
@@ -198,6 +199,7 @@ func runWorker(raw string) int {
 		time.Sleep(50 * time.Millisecond)
 	}
 	stopReports()
+	stopStalls()
 	w.send(Event{Kind: EvQuiesced, Session: w.c.SessionID(), Detail: fmt.Sprintf("local_nodes=%d", len(w.c.Locks()))})
 	<-term
 	_ = w.c.Close()
