@@ -65,14 +65,14 @@ func (n *node) setOwnWatched(epoch <-chan struct{}) {
 
 // handoffSafe reports whether the node may take the hand-off its wait
 // ended in with no request: its own watch was set on the connection still
-// in use. The
-// hand-off trusts that a deletion of our node would have reached us before
-// the event that ended the wait, and ZooKeeper keeps that order only
-// within one connection: on a reconnection go-zookeeper restores its
-// watches in one request (setWatches), and the server answers it with an
-// event for every watched node gone meanwhile, in the order of that
-// request's list, not of the deletions. A node that lived through a
-// reconnection lists its queue instead, which finds it gone if it is.
+// in use. The hand-off trusts that a deletion of our node would have
+// reached us before the event that ended the wait, and ZooKeeper keeps
+// that order only within one connection: on a reconnection go-zookeeper
+// restores its watches in one request (setWatches), and the server
+// answers it with an event for every watched node gone meanwhile, in the
+// order of that request's list, not of the deletions. A node that lived
+// through a reconnection lists its queue instead, which finds it gone if
+// it is. A covered node (cover.go) never takes such a hand-off: it lists.
 func (w *waiter) handoffSafe() bool {
 	n := w.n
 	if !n.ownWatched {
@@ -96,9 +96,6 @@ type waitFor struct {
 	ahead []child
 	kind  waitKind
 	own   bool // waitPred: our node is watched with it
-	// covered: waitPred: our node's cover stands in for the watches on
-	// pred and on our node (cover.go)
-	covered bool
 	// keep: go on from the nodes in ahead, then ours, instead of listing
 	// the queue (a hand-off with no round trip).
 	keep bool
@@ -256,7 +253,7 @@ func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*park
 	// With a cover (cover.go), the queue's child watch stands in for both
 	// watches: we list again when it fires.
 	if direct && w.c.covering(w.n.cover) {
-		w.n.wait = waitFor{kind: waitPred, pred: pred, covered: true}
+		w.n.wait = waitFor{kind: waitPred, pred: pred}
 		return w.parkOn(parked{done: w.n.cover.fired, covered: true}), nil
 	}
 	w.n.wait = waitFor{kind: waitPred, pred: pred, own: direct, keep: direct, ahead: others}
