@@ -337,3 +337,89 @@ func TestIntegration_CloseEndsCoveredWaiters(t *testing.T) {
 	}
 	t.Logf("%d covered waiters ended %v after Close, %d packets", n, time.Since(start).Round(time.Millisecond), recv)
 }
+
+// Covered waiters whose session expires queue again on the new session,
+// with new nodes, and hold once the holder releases: a session's end fires
+// every cover (dropCoversLocked), and the listing that follows finds the
+// session gone.
+func TestIntegration_CoveredWaitersRequeueAfterSessionExpiry(t *testing.T) {
+	const n = 8
+	srv := countedServer(t)
+	root := zktest.UniqueRoot(t)
+	px, err := zktest.NewProxy(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { px.Close() })
+	p := newClientAt(t, srv.Addr(), root)
+	w := newClientAt(t, px.Addr(), root, zklock.WithSessionTimeout(testSessionTimeout))
+	op := newClientAt(t, srv.Addr(), root)
+	ctx := testCtx(t)
+	var held []*zklock.Lease
+	for i := range n {
+		l, err := p.Acquire(ctx, fmt.Sprintf("r%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, l)
+	}
+	base := watchCount(t, srv)
+	got := make(chan *zklock.Lease, n)
+	for i := range n {
+		go func() {
+			l, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
+			if err != nil {
+				t.Errorf("acquire r%d: %v", i, err)
+			}
+			got <- l
+		}()
+	}
+	eventually(t, "every waiter queued with its cover", func() bool {
+		return len(w.Locks()) == n && watchCount(t, srv) >= base+n
+	})
+	old := map[string]bool{}
+	for _, l := range w.Locks() {
+		old[l.Path] = true
+	}
+	sid := w.SessionID()
+	px.Blackhole(true)
+	eventually(t, "w's old nodes gone with its session", func() bool {
+		for node := range old {
+			if ok, _, err := op.Conn().Exists(node); err != nil || ok {
+				return false
+			}
+		}
+		return true
+	})
+	px.Blackhole(false)
+	eventually(t, "w queued again on a new session", func() bool {
+		ls := w.Locks()
+		if w.SessionID() == sid || len(ls) != n {
+			return false
+		}
+		for _, l := range ls {
+			if old[l.Path] || l.Position < 1 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, l := range held {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range n {
+		l := <-got
+		if l == nil {
+			t.FailNow()
+		}
+		if old[l.Path()] {
+			t.Fatalf("w holds %s, a node of its expired session", l.Path())
+		}
+		if ok, _, err := op.Conn().Exists(l.Path()); err != nil || !ok {
+			t.Fatalf("w holds %s, which does not exist (%v)", l.Path(), err)
+		}
+		l.Release(ctx)
+	}
+}
