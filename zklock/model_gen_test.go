@@ -194,6 +194,13 @@ func (g *generator) pick() step {
 	if len(waiterNodes) > 0 {
 		choices = append(choices, weighted{7, deleteOf(waiterNodes)})
 	}
+	if nodes := slices.Concat(holderNodes, waiterNodes); len(nodes) > 0 {
+		choices = append(choices, weighted{4, func() (step, bool) {
+			s, _ := deleteOf(nodes)()
+			s.kind, s.client = stDrop, g.rnd.IntN(g.setup.clients)
+			return s, true
+		}})
+	}
 	if live > 0 {
 		choices = append(choices, weighted{3, func() (step, bool) {
 			return step{kind: stExpire, client: g.rnd.IntN(g.setup.clients)}, true

@@ -140,7 +140,7 @@ func (r *runner) prepare(s step) []string {
 				continue
 			}
 			switch {
-			case s.kind == stDelete && id == s.op && res == s.res[0]:
+			case (s.kind == stDelete || s.kind == stDrop) && id == s.op && res == s.res[0]:
 				if mn := x.nodes[res]; mn != nil && mn.known && mn.seq == n.seq {
 					paths = append(paths, n.path)
 				}
@@ -192,6 +192,13 @@ func (r *runner) issue(i int, s step, want error, paths []string) {
 		}
 		if err := r.sys.deleteNode(ctx, paths[0]); err != nil {
 			r.fail("step %d: delete %s: %v", i, paths[0], err)
+		}
+	case stDrop:
+		if len(paths) != 1 {
+			r.fail("step %d: op%d's node on %s is not in the last listing", i, s.op, s.res[0])
+		}
+		if err := r.sys.drop(ctx, s.client, paths[0]); err != nil {
+			r.fail("step %d: %v", i, err)
 		}
 	case stExpire:
 		ectx, cancel := context.WithTimeout(context.Background(), modelExpiry)

@@ -28,6 +28,7 @@ type sessionTap struct {
 	mu     sync.Mutex
 	sid    int64
 	passwd []byte
+	conn   net.Conn // the last connection dialed
 }
 
 func (s *sessionTap) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
@@ -40,7 +41,25 @@ func (s *sessionTap) dial(network, addr string, timeout time.Duration) (net.Conn
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.conn = c
+	s.mu.Unlock()
 	return &tapConn{Conn: c, tap: s}, nil
+}
+
+// cut closes the client's connection and runs f while the client cannot
+// dial a new one, then lets it: the session lives on (the client is back
+// within milliseconds of f, far within the session timeout).
+func (s *sessionTap) cut(f func() error) error {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
+	return f()
 }
 
 // session returns the session id and password of the client's last

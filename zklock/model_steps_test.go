@@ -26,6 +26,7 @@ const (
 	stExpire                     // a client's session expires
 	stMismatch                   // a semaphore acquire with a limit other than its live queue's
 	stTryMaxWait                 // Try together with MaxWait
+	stDrop                       // a client's connection drops (its session lives); while it is down, an operator deletes one of an acquire's nodes
 )
 
 // step is one step of a sequence. Acquires are numbered (op) in the order
@@ -83,6 +84,8 @@ func (s step) String() string {
 		return fmt.Sprintf("operator deletes op%d's node on %s", s.op, s.res[0])
 	case stExpire:
 		return fmt.Sprintf("c%d's session expires", s.client)
+	case stDrop:
+		return fmt.Sprintf("c%d's connection drops; while it is down, the operator deletes op%d's node on %s", s.client, s.op, s.res[0])
 	case stMismatch:
 		return call() + ") on a live queue of another limit"
 	case stTryMaxWait:
@@ -194,7 +197,9 @@ func (m *model) apply(s step, index int) (want error, ok bool) {
 				x.lend[r] = l
 			}
 		}
-	case stDelete:
+	case stDelete, stDrop:
+		// A dropped connection changes nothing the model sees: the
+		// client is back on its session well within the loss margin.
 		x := m.byID[s.op]
 		if x == nil {
 			return nil, false

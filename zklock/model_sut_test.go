@@ -31,6 +31,9 @@ type modelSystem interface {
 	// expire ends client's session; paths are its nodes (the in-memory
 	// locker has no sessions of its own).
 	expire(ctx context.Context, client int, paths []string) error
+	// drop cuts client's connection and, while the client is cut off,
+	// deletes the node at path; the client then reconnects on its session.
+	drop(ctx context.Context, client int, path string) error
 	// leftovers returns lock nodes left anywhere under the system's root.
 	leftovers(ctx context.Context) ([]string, error)
 	poll() time.Duration  // between two looks while waiting for a state
@@ -208,6 +211,18 @@ func (z *zkSystem) deleteNode(_ context.Context, path string) error {
 	return z.operator.Delete(path, -1)
 }
 
+// drop cuts the client's connection, deletes path while the client cannot
+// dial again (see sessionTap.cut), and lets it reconnect: the deletion
+// reaches it, if it watched the node, through go-zookeeper's setWatches.
+func (z *zkSystem) drop(_ context.Context, client int, path string) error {
+	return z.taps[client].cut(func() error {
+		if err := z.operator.Delete(path, -1); err != nil {
+			return fmt.Errorf("delete %s while c%d is cut off: %w", path, client, err)
+		}
+		return nil
+	})
+}
+
 // expire ends the client's session from a connection of the test's (see
 // model_session_test.go), and waits until the client is on a new one.
 func (z *zkSystem) expire(ctx context.Context, client int, _ []string) error {
@@ -296,6 +311,11 @@ func (s *memSystem) deleteNode(_ context.Context, path string) error {
 		return fmt.Errorf("no node %s", path)
 	}
 	return nil
+}
+
+// drop: a MemoryLocker has no connection; the delete is all there is.
+func (s *memSystem) drop(ctx context.Context, _ int, path string) error {
+	return s.deleteNode(ctx, path)
 }
 
 func (s *memSystem) expire(_ context.Context, _ int, paths []string) error {
