@@ -136,6 +136,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	h.record(Event{Kind: EvPhase, Detail: "main"})
+	stopStalls := watchStalls(func(e Event) { e.Detail = "campaign"; h.record(e) })
+	defer stopStalls()
 	nctx, stopNemesis := context.WithCancel(ctx)
 	var lanes sync.WaitGroup
 	for i, ks := range [][]FaultKind{procKinds, serverKinds, opKinds} {

@@ -362,6 +362,11 @@ func (c *checker) index() {
 		case EvStall:
 			f := &faultRec{kind: FaultPause, proc: e.Proc, start: e.T, end: e.End, stall: true}
 			c.stalls = append(c.stalls, f)
+			if e.Proc == 0 {
+				// the campaign's own (see stall.go): felt by everyone
+				r.CampaignStalls.add(float64(e.End-e.T)/1e6, "", e.T, e.End, "")
+				break
+			}
 			c.pauses[e.Proc] = append(c.pauses[e.Proc], f)
 			r.Stalls.add(float64(e.End-e.T)/1e6, "", e.T, e.End, "")
 		case EvFault:

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -103,38 +104,65 @@ func (c *checker) snapshotGaps() {
 // sequenceTwice finds one sequence number given to two nodes of one queue
 // (by the leases' nodes and the snapshots). ZooKeeper numbers a parent's
 // children from the parent's count of changes, so a number given twice
-// means that one member applied a create the others never committed and
-// the new leader gave its number again: a deposed leader's create, kept by
-// a member across its sync (ZooKeeper 3.8.0 truncating its log to the new
-// leader's, then loading a snapshot taken past that point). The kept node
-// has the older token (czxid); a lease on it is unsound. When only one of
-// the nodes has a lease, which is the kept one cannot be told, and nothing
-// is excused.
+// while both nodes lived means that one member applied a create the others
+// never committed and the new leader gave its number again: a deposed
+// leader's create, kept by a member across its sync (ZooKeeper 3.8.0
+// truncating its log to the new leader's, then loading a snapshot taken
+// past that point). The kept node has the older token (czxid); a lease on
+// it is unsound. When only one of the nodes has a lease, which is the kept
+// one cannot be told, and nothing is excused.
+//
+// A queue is a container: ZooKeeper deletes it once empty, and the next
+// lock makes it again, numbering from 0. So a number given twice is
+// evidence only if the two nodes lived at one time (see coexisted); the
+// others are counted apart (SequencesReused).
 func (c *checker) sequenceTwice() {
-	tokens := map[string]int64{} // node → the token of the lease that stood on it
+	ev := map[string]*nodeEvidence{}
+	get := func(p string) *nodeEvidence {
+		e := ev[p]
+		if e == nil {
+			e = &nodeEvidence{by: math.MaxInt64, after: math.MinInt64}
+			ev[p] = e
+		}
+		return e
+	}
 	for p, ls := range c.byNode {
 		for _, l := range ls {
-			if path.Base(path.Dir(p)) == l.resource && l.token != 0 {
-				tokens[p] = l.token
+			if path.Base(path.Dir(p)) != l.resource || l.token == 0 {
+				continue
 			}
+			e := get(p)
+			e.token = l.token
+			// A lease's listing showed its node just before acquired.
+			e.by, e.after = min(e.by, l.acquired), max(e.after, l.acquired)
 		}
 	}
+	for _, n := range c.spans {
+		e := get(n.path)
+		e.by, e.after = min(e.by, n.from), max(e.after, n.to)
+	}
 	named := map[string][]string{} // "parent#seq" → node paths
-	add := func(p string) {
-		seq := p[max(0, len(p)-10):]
-		if _, err := strconv.ParseUint(seq, 10, 64); err != nil || len(seq) != 10 {
-			return
-		}
-		k := path.Dir(p) + "#" + seq
-		if !slices.Contains(named[k], p) {
+	for p := range ev {
+		if k, ok := seqKey(p); ok {
 			named[k] = append(named[k], p)
 		}
 	}
-	for p := range c.byNode {
-		add(p)
-	}
-	for _, n := range c.spans {
-		add(n.path)
+	listedTogether := map[[2]string]bool{}
+	for _, s := range c.snaps {
+		byKey := map[string][]string{}
+		for p := range s.Owners {
+			if k, ok := seqKey(p); ok && len(named[k]) > 1 {
+				byKey[k] = append(byKey[k], p)
+			}
+		}
+		for _, ps := range byKey {
+			slices.Sort(ps)
+			for i := range ps {
+				for j := i + 1; j < len(ps); j++ {
+					listedTogether[[2]string{ps[i], ps[j]}] = true
+				}
+			}
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(named)) {
 		ps := named[k]
@@ -142,14 +170,27 @@ func (c *checker) sequenceTwice() {
 			continue
 		}
 		slices.Sort(ps)
+		proven := map[string]bool{}
+		for i, a := range ps {
+			for _, b := range ps[i+1:] {
+				if listedTogether[[2]string{a, b}] || coexisted(ev[a], ev[b]) {
+					proven[a], proven[b] = true, true
+				}
+			}
+		}
+		if len(proven) == 0 {
+			c.rep.SequencesReused++
+			continue
+		}
+		ps = slices.DeleteFunc(ps, func(p string) bool { return !proven[p] })
 		var newest int64
 		for _, p := range ps {
-			newest = max(newest, tokens[p])
+			newest = max(newest, ev[p].token)
 			c.disputed[p] = true
 		}
 		var kept []string
 		for _, p := range ps {
-			if t := tokens[p]; t != 0 && t < newest {
+			if t := ev[p].token; t != 0 && t < newest {
 				kept = append(kept, fmt.Sprintf("%s (token %#x)", p, t))
 				if c.unsound[p] == "" {
 					c.unsound[p] = fmt.Sprintf("its sequence number was given again, token %#x", newest)
@@ -162,9 +203,48 @@ func (c *checker) sequenceTwice() {
 		}
 		parent, seq, _ := strings.Cut(k, "#")
 		c.rep.SequencesTwice++
-		c.violation(VDivergence, path.Base(parent), fmt.Sprintf("sequence number %s of %s was given to %d nodes (%s): ZooKeeper numbers a queue's nodes once each, so the ensemble's members disagree on what was committed (a ZooKeeper fault); %s",
+		c.violation(VDivergence, path.Base(parent), fmt.Sprintf("sequence number %s of %s was given to %d nodes that lived at one time (%s): ZooKeeper numbers a queue's nodes once each, so the ensemble's members disagree on what was committed (a ZooKeeper fault); %s",
 			seq, parent, len(ps), strings.Join(ps, ", "), what), c.firstSeen(ps), c.lastT)
 	}
+}
+
+// nodeEvidence is what the history shows of one lock node's life: it
+// existed by the time by, and still did at some moment at or after after
+// (a lease's acquisition, a snapshot's listing); token is its czxid if a
+// lease stood on it.
+type nodeEvidence struct {
+	by, after int64
+	token     int64
+}
+
+// coexisted reports whether two nodes surely lived at one time. A node
+// lives in one stretch (a sequential node never comes back), so it lived
+// throughout [by, after] when by <= after: two such stretches that meet
+// prove it. So does the older node (by czxid) living on after the newer
+// one existed: in one committed history the older was made first, so
+// both lived when the newer was made.
+func coexisted(a, b *nodeEvidence) bool {
+	if a.by <= a.after && b.by <= b.after && max(a.by, b.by) <= min(a.after, b.after) {
+		return true
+	}
+	if a.token == 0 || b.token == 0 || a.token == b.token {
+		return false
+	}
+	older, newer := a, b
+	if b.token < a.token {
+		older, newer = b, a
+	}
+	return older.after > newer.by
+}
+
+// seqKey returns "parent#seq" for a lock node whose name ends in a
+// ZooKeeper sequence number.
+func seqKey(p string) (string, bool) {
+	seq := p[max(0, len(p)-10):]
+	if _, err := strconv.ParseUint(seq, 10, 64); err != nil || len(seq) != 10 {
+		return "", false
+	}
+	return path.Dir(p) + "#" + seq, true
 }
 
 // firstSeen returns when the first of the nodes was seen (snapshot or

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 )
@@ -76,6 +77,13 @@ func (c *checker) classifyStale(e Event, l *leaseRec) {
 		r.Stale.RejectedPaused++
 	case l.lost != 0 && l.lost <= e.Sent:
 		r.Stale.RejectedAfterLoss++
+	case l.lost != 0 && l.lost <= cmp.Or(e.Called, e.T):
+		// sent in good standing, delivered after its writer was told of
+		// its loss: a write in transit across the loss, fencing's to
+		// refuse (whether the signal came before the next holder is
+		// late-loss-signal's to judge)
+		r.Stale.RejectedAfterLoss++
+		r.Stale.RejectedInTransit++
 	default:
 		c.violation(VGoodStanding, e.Resource, fmt.Sprintf("%v (token %#x) was neither paused nor told of loss, yet the store had seen token %#x",
 			l.key, e.Token, e.Max), l.acquired, e.T, l.key)

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"cmp"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -58,7 +59,7 @@ func (c *checker) faultWindows(except *faultRec) *faultWindows {
 		}
 		iv := interval{f.start, f.end + settle}
 		switch {
-		case f.kind.Server():
+		case f.kind.Server(), f.stall && f.proc == 0:
 			global = append(global, iv)
 		case f.kind == FaultOpDelete:
 			res[f.resource] = append(res[f.resource], iv)
@@ -109,9 +110,19 @@ func (c *checker) touchedResources() map[*faultRec][]string {
 		end, _ := l.end()
 		note(l.key.proc, l.resource, l.acquired, cmp.Or(end, c.lastT))
 	}
+	// A node outlives its acquire when the acquire gives up and its delete
+	// is slow (Client.Deleting): the process's own reports of its nodes.
+	for _, e := range c.evs {
+		if e.Kind != EvLocal {
+			continue
+		}
+		for _, n := range e.Nodes {
+			note(e.Proc, path.Base(path.Dir(n)), e.T, e.T)
+		}
+	}
 	out := map[*faultRec][]string{}
 	for _, f := range slices.Concat(c.faults, c.stalls) {
-		if f.kind.Server() || f.kind == FaultOpDelete {
+		if f.kind.Server() || f.kind == FaultOpDelete || f.proc == 0 {
 			continue
 		}
 		from, to := f.start, f.end+settle

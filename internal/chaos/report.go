@@ -36,6 +36,7 @@ type Report struct {
 		Rejected            int `json:"rejected"`              // refused by fencing
 		RejectedPaused      int `json:"rejected_paused"`       // ...whose writer had been paused
 		RejectedAfterLoss   int `json:"rejected_after_loss"`   // ...whose writer had been told of its loss
+		RejectedInTransit   int `json:"rejected_in_transit"`   // ...of those, sent before the signal and delivered after it
 		AcceptedBeforeNext  int `json:"accepted_before_next"`  // sent after the next holder acquired, ordered before its writes
 		RejectedAfterDelete int `json:"rejected_after_delete"` // ...whose node the operator had deleted
 		// Unfenced counts semaphore writes the store accepted (no token
@@ -110,6 +111,10 @@ type Report struct {
 	// Stalls: the stops of worker processes their stall watch reported
 	// (EvStall), judged as pauses: how long each was.
 	Stalls Figure `json:"stalls"`
+	// CampaignStalls: the campaign process's own stops (EvStall of Proc
+	// 0), which stop every worker's traffic to the ensemble and the store
+	// in memory: felt by everyone.
+	CampaignStalls Figure `json:"campaign_stalls"`
 	// Load: the load phase's size, read from the history.
 	Load                LoadStats `json:"load"`
 	RejectedGoodStand   int       `json:"rejected_in_good_standing"`
@@ -148,7 +153,11 @@ type Report struct {
 	// one queue (VDivergence each); DivergedLeases the verdicts on leases
 	// that stood on a node the members disagreed on (VDivergedLease).
 	SequencesTwice int `json:"sequences_twice"`
-	DivergedLeases int `json:"diverged_leases"`
+	// SequencesReused counts the sequence numbers given to two nodes of
+	// one queue that never lived at one time: a queue (a container)
+	// deleted once empty and made again numbers from 0. Not evidence.
+	SequencesReused int `json:"sequences_reused"`
+	DivergedLeases  int `json:"diverged_leases"`
 	// ZooKeeperVerdicts counts ZooKeeper's own verdicts (VDivergence,
 	// VDivergedLease): listed with the others, they do not fail the run.
 	ZooKeeperVerdicts int `json:"zookeeper_verdicts"`
@@ -270,6 +279,7 @@ func (r *Report) finish() {
 	r.OpDeleteNotice.finish()
 	r.WriteLatency.finish()
 	r.Stalls.finish()
+	r.CampaignStalls.finish()
 	for _, v := range r.Violations {
 		switch v.Kind {
 		case VSharedOverlap:
@@ -362,8 +372,12 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("double grants (next holder in before release, loss or death)", fmt.Sprint(r.DoubleGrants), "0")
 	row("holders told of loss after the next acquire (not paused)", fmt.Sprint(r.LateLossSignals), "0")
 	row("paused holders overtaken (fencing's job)", fmt.Sprint(r.PausedOverlaps), "—")
-	row("stale writes rejected by fencing", fmt.Sprintf("%d (%d paused, %d after loss, %d after an operator's delete)", r.Stale.Rejected, r.Stale.RejectedPaused,
-		r.Stale.RejectedAfterLoss, r.Stale.RejectedAfterDelete), "> 0 under SIGSTOP")
+	stale := fmt.Sprintf("%d (%d paused, %d after loss, %d after an operator's delete)", r.Stale.Rejected, r.Stale.RejectedPaused,
+		r.Stale.RejectedAfterLoss, r.Stale.RejectedAfterDelete)
+	if n := r.Stale.RejectedInTransit; n > 0 {
+		stale += fmt.Sprintf("; %d of those after loss were sent before it, delivered after", n)
+	}
+	row("stale writes rejected by fencing", stale, "> 0 under SIGSTOP")
 	row("stale writes committed (a fenced write accepted below an earlier writer's token)", fmt.Sprint(r.Stale.Committed), "0")
 	unfenced := "semaphore writes no token can fence (paused, lost or deleted holders; not counted as holders)"
 	if r.Database != nil {
@@ -390,6 +404,11 @@ func (r *Report) WriteTable(w io.Writer) {
 		stalls = fmt.Sprintf("%d (p50 %.0f ms, longest %.0f ms)", st.N, st.P50MS, st.MaxMS)
 	}
 	row(fmt.Sprintf("worker stalls: a process not running for ≥ %d ms, judged as a pause", stallMin.Milliseconds()), stalls, "—")
+	cstalls := "0"
+	if st := r.CampaignStalls; st.N > 0 {
+		cstalls = fmt.Sprintf("%d (p50 %.0f ms, longest %.0f ms)", st.N, st.P50MS, st.MaxMS)
+	}
+	row("campaign stalls: its proxies and store not running, felt by every worker", cstalls, "—")
 	row("orphan lock znodes after the run", fmt.Sprint(r.Orphans), "0")
 	row("acquires hung past their deadline", fmt.Sprintf("%d (max overrun %.0f ms)", r.HungAcquires, r.MaxAcquireOverrunMS), "0")
 	row("worker crashes", fmt.Sprint(r.WorkerCrashes), "0")
@@ -408,7 +427,7 @@ func (r *Report) WriteTable(w io.Writer) {
 		coverage = "**NOTHING COMPARED**: " + coverage
 	}
 	row("phantom check coverage", coverage, "> 0 each")
-	row("ZooKeeper divergence: lock znodes a synced listing left out / sequence numbers given twice", fmt.Sprintf("%d / %d", pc.Divergent, r.SequencesTwice), "0 (ZooKeeper's: does not fail the run)")
+	row("ZooKeeper divergence: lock znodes a synced listing left out / sequence numbers given twice", divergence(pc.Divergent, r.SequencesTwice, r.SequencesReused), "0 (ZooKeeper's: does not fail the run)")
 	row("… verdicts on leases that stood on such a node (double grants, fenced holders, …)", fmt.Sprint(r.DivergedLeases), "— (ZooKeeper's)")
 	nl := r.NetworkLoss
 	pct := 100.0
@@ -507,4 +526,14 @@ func (r *Report) writeLiveness(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %.0f | %s | %s |\n", f.Name, f.Phase, f.Window, f.N, f.P50MS, f.P99MS, f.MaxMS, target, verdict)
 	}
+}
+
+// divergence formats the divergence row's result: nodes left out /
+// numbers given twice, and the numbers given again in a queue made again.
+func divergence(left, twice, reused int) string {
+	s := fmt.Sprintf("%d / %d", left, twice)
+	if reused > 0 {
+		s += fmt.Sprintf(" (and %d given again in a queue made again: not evidence)", reused)
+	}
+	return s
 }

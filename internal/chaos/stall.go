@@ -13,6 +13,11 @@ import (
 // run cannot be told of its loss, and its late write is fencing's to
 // refuse. A worker's stall watch finds such stops and reports each as an
 // EvStall, which the checker takes as a pause of that process.
+//
+// The campaign process runs one too (Proc 0). It holds every worker's
+// proxies to the ensemble and the store in memory: when it stops, every
+// session's traffic and every write stops with it, as on a blackhole of
+// every link. The checker takes such a stall as a fault felt by everyone.
 
 const (
 	// stallTick is how often the stall watch wakes.
@@ -24,8 +29,8 @@ const (
 
 // watchStalls runs the stall watch until the returned func is called;
 // that func returns once every stop found is reported. Each report is
-// sent from a goroutine of its own: the watch never waits on the hub.
-func (w *worker) watchStalls() (stop func()) {
+// made from a goroutine of its own: the watch never waits on the hub.
+func watchStalls(report func(Event)) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	var sends sync.WaitGroup
 	go func() {
@@ -42,7 +47,7 @@ func (w *worker) watchStalls() (stop func()) {
 			now := time.Now()
 			if now.Sub(last) >= stallTick+stallMin {
 				e := stallEvent(last, now)
-				sends.Go(func() { w.send(e) })
+				sends.Go(func() { report(e) })
 			}
 			last = now
 		}

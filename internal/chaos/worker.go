@@ -166,7 +166,7 @@ func runWorker(raw string) int {
 	}
 	w.send(Event{Kind: EvStart, Session: w.c.SessionID()})
 	stopReports := w.reportLocal(spec.LocalPeriod)
-	stopStalls := w.watchStalls()
+	stopStalls := watchStalls(w.send)
 	var lanes sync.WaitGroup
 	for i, recipe := range w.recipes() {
 		ln := &lane{w: w, recipe: recipe, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.Proc)<<8|uint64(i)))}
