@@ -33,7 +33,14 @@ func TestIntegration_LocalHandoff(t *testing.T) {
 	var mu sync.Mutex
 	var tokens []int64 // in the order the lock was taken
 	var wg sync.WaitGroup
-	for range n {
+	for i := range n {
+		if i == 1 {
+			// The first waiter queues alone, so that it watches the
+			// holder's node and its own (with others in flight, a create
+			// that finds one node ahead waits on a cover instead, see
+			// cover.go and cover_test.go).
+			eventually(t, "the first waiter enqueued", func() bool { return rec.count(zklock.EventEnqueued) == 1 })
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
