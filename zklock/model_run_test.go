@@ -200,6 +200,7 @@ func (r *runner) issue(i int, s step, want error, paths []string) {
 		if err := r.sys.drop(ctx, s.client, paths[0]); err != nil {
 			r.fail("step %d: %v", i, err)
 		}
+		r.stats.drops.Add(1)
 	case stExpire:
 		ectx, cancel := context.WithTimeout(context.Background(), modelExpiry)
 		defer cancel()

@@ -142,6 +142,7 @@ func envInt(t *testing.T, name string) int {
 // modelStats are the figures of a run.
 type modelStats struct {
 	steps, acquires, skipped atomic.Int64
+	drops                    atomic.Int64 // connections dropped (stDrop)
 	triedOut                 atomic.Int64 // tries that gave up on a slow ZooKeeper (ErrUnavailable)
 	mu                       sync.Mutex
 	handoffs, tries, losses  []time.Duration
@@ -160,9 +161,9 @@ func (s *modelStats) add(to *[]time.Duration, d time.Duration) {
 func (s *modelStats) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return fmt.Sprintf("%d steps (%d skipped: did not apply to the state reached), %d acquires; "+
+	return fmt.Sprintf("%d steps (%d skipped: did not apply to the state reached; %d connection drops), %d acquires; "+
 		"hand-off %s; try answer %s (%d gave up on a slow server); loss told %s",
-		s.steps.Load(), s.skipped.Load(), s.acquires.Load(), spread(s.handoffs), spread(s.tries), s.triedOut.Load(), spread(s.losses))
+		s.steps.Load(), s.skipped.Load(), s.drops.Load(), s.acquires.Load(), spread(s.handoffs), spread(s.tries), s.triedOut.Load(), spread(s.losses))
 }
 
 // spread returns the median and the maximum of ds.
