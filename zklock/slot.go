@@ -15,7 +15,8 @@ import (
 //
 //   - The first waiter (n nodes ahead: all holders) watches every node
 //     ahead of it. Whichever leaves, it wakes, lists the queue, and holds.
-//   - A waiter further back watches its predecessor, a waiter. It must
+//   - A waiter further back watches its predecessor, a waiter, and its
+//     own node (see awaitSlot). It must
 //     learn when that node goes, and also when it holds: it is then the
 //     first waiter itself, and must watch the holders. A holder does not
 //     go away when it starts holding, so a node that holds with nodes
@@ -47,6 +48,17 @@ func (w *waiter) awaitSlot(ctx context.Context, kids []child, idx int) (*parked,
 			paths[i] = parent + k.name
 		}
 		return w.watchAny(ctx, paths, false)
+	}
+	// Further back, our own node is watched too. Our predecessor may start
+	// holding with nothing it sees behind it, and then pokes nobody: were
+	// our node deleted meanwhile (an operator), we would not learn it for
+	// as long as the predecessor holds, and a slot freed by another holder
+	// would wake nobody. The watch makes the deletion end our wait at once
+	// (our node's end is in every park), and we queue again.
+	if !w.n.ownWatched {
+		if _, err := w.watchOwn(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return w.watchAny(ctx, []string{parent + kids[idx-1].name}, true)
 }
