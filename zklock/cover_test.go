@@ -28,10 +28,10 @@ type coverRun struct {
 	root  string
 	ctx   context.Context
 	p, w  *zklock.Client
-	held  []*zklock.Lease    // p's leases
-	got   chan *zklock.Lease // w's acquires' results
-	nodes []string           // w's nodes
-	mine  map[string]bool    // the same, as a set
+	held  []*zklock.Lease      // p's leases
+	got   <-chan *zklock.Lease // w's acquires' results
+	nodes []string             // w's nodes
+	mine  map[string]bool      // the same, as a set
 }
 
 // client connects another client to the run's server and root.
@@ -51,30 +51,9 @@ func covered(t *testing.T, n int, opts ...zklock.Option) *coverRun {
 	p := newClientAt(t, srv.Addr(), root, opts...)
 	w := newClientAt(t, srv.Addr(), root, opts...)
 	ctx := testCtx(t)
-	var held []*zklock.Lease
-	for i := range n {
-		l, err := p.Acquire(ctx, fmt.Sprintf("r%d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, l)
-	}
-	base := watchCount(t, srv)
-	got := make(chan *zklock.Lease, n)
-	recv := packetsDuring(t, srv, func() {
-		for i := range n {
-			go func() {
-				l, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
-				if err != nil {
-					t.Errorf("acquire r%d: %v", i, err)
-				}
-				got <- l
-			}()
-		}
-		eventually(t, "every waiter queued with its watch", func() bool {
-			return len(w.Locks()) == n && watchCount(t, srv) >= base+n
-		})
-	})
+	held := holdAll(t, ctx, p, n)
+	var got <-chan *zklock.Lease
+	recv := packetsDuring(t, srv, func() { got = waitCovered(t, ctx, srv, w, n, errorIfFailed(t)) })
 	var nodes []string
 	mine := map[string]bool{}
 	for _, l := range w.Locks() {
@@ -90,6 +69,52 @@ func covered(t *testing.T, n int, opts ...zklock.Option) *coverRun {
 	}
 	t.Logf("%d waiters queued with %d requests", n, recv)
 	return &coverRun{t: t, srv: srv, root: root, ctx: ctx, p: p, w: w, held: held, got: got, nodes: nodes, mine: mine}
+}
+
+// holdAll has p hold resources r0..r(n-1).
+func holdAll(t *testing.T, ctx context.Context, p *zklock.Client, n int) []*zklock.Lease {
+	t.Helper()
+	var held []*zklock.Lease
+	for i := range n {
+		l, err := p.Acquire(ctx, fmt.Sprintf("r%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, l)
+	}
+	return held
+}
+
+// waitCovered starts n acquires at once on w, one per resource
+// r0..r(n-1), each held by another client, and waits until each is queued
+// with its cover: srv's watches grow by n, a child watch per queue (the
+// first waiter may be alone in flight, and set its two watches instead).
+// Each acquire's result is passed to done, then its lease (nil if it
+// failed) to the returned channel.
+func waitCovered(t *testing.T, ctx context.Context, srv *zktest.Server, w *zklock.Client, n int, done func(i int, err error)) <-chan *zklock.Lease {
+	t.Helper()
+	base := watchCount(t, srv)
+	got := make(chan *zklock.Lease, n)
+	for i := range n {
+		go func() {
+			l, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
+			done(i, err)
+			got <- l
+		}()
+	}
+	eventually(t, "every waiter queued with its cover", func() bool {
+		return len(w.Locks()) == n && watchCount(t, srv) >= base+n
+	})
+	return got
+}
+
+// errorIfFailed is waitCovered's done for acquires that must hold.
+func errorIfFailed(t *testing.T) func(int, error) {
+	return func(i int, err error) {
+		if err != nil {
+			t.Errorf("acquire r%d: %v", i, err)
+		}
+	}
 }
 
 // takeAll receives w's n leases, checks each with check, and releases it.
@@ -295,26 +320,13 @@ func TestIntegration_CloseEndsCoveredWaiters(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	p := newClientAt(t, srv.Addr(), root)
 	ctx := testCtx(t)
-	for i := range n {
-		if _, err := p.Acquire(ctx, fmt.Sprintf("r%d", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	holdAll(t, ctx, p, n)
 	w, err := zklock.Connect(ctx, []string{srv.Addr()}, zklock.WithRoot(root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := watchCount(t, srv)
 	errs := make(chan error, n)
-	for i := range n {
-		go func() {
-			_, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
-			errs <- err
-		}()
-	}
-	eventually(t, "every waiter queued with its cover", func() bool {
-		return len(w.Locks()) == n && watchCount(t, srv) >= base+n
-	})
+	waitCovered(t, ctx, srv, w, n, func(_ int, err error) { errs <- err })
 	start := time.Now()
 	recv := packetsDuring(t, srv, func() {
 		if err := w.Close(); err != nil {
@@ -355,28 +367,8 @@ func TestIntegration_CoveredWaitersRequeueAfterSessionExpiry(t *testing.T) {
 	w := newClientAt(t, px.Addr(), root, zklock.WithSessionTimeout(testSessionTimeout))
 	op := newClientAt(t, srv.Addr(), root)
 	ctx := testCtx(t)
-	var held []*zklock.Lease
-	for i := range n {
-		l, err := p.Acquire(ctx, fmt.Sprintf("r%d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, l)
-	}
-	base := watchCount(t, srv)
-	got := make(chan *zklock.Lease, n)
-	for i := range n {
-		go func() {
-			l, err := w.Acquire(ctx, fmt.Sprintf("r%d", i))
-			if err != nil {
-				t.Errorf("acquire r%d: %v", i, err)
-			}
-			got <- l
-		}()
-	}
-	eventually(t, "every waiter queued with its cover", func() bool {
-		return len(w.Locks()) == n && watchCount(t, srv) >= base+n
-	})
+	held := holdAll(t, ctx, p, n)
+	got := waitCovered(t, ctx, srv, w, n, errorIfFailed(t))
 	old := map[string]bool{}
 	for _, l := range w.Locks() {
 		old[l.Path] = true
