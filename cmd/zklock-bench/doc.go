@@ -37,6 +37,6 @@
 // -peers=off leaves them out.
 //
 // The scenarios, the way sides alternate and what each latency means are
-// described in package internal/bench. The exit status is 2 when the run
+// described in package cmd/zklock-bench/internal/bench. The exit status is 2 when the run
 // itself failed, 1 with -strict when a target was missed, and 0 otherwise.
 package main

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"

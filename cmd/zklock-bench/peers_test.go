@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 

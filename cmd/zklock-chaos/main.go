@@ -6,7 +6,7 @@
 // nemesis that kills, pauses and cuts off lock holders, kills
 // and restarts servers, partitions the ensemble and deletes lock nodes as
 // an operator would. The long mode ends with a load phase of 200 more
-// sessions and 5,200 waiters. See package internal/chaos for what is
+// sessions and 5,200 waiters. See package cmd/zklock-chaos/internal/chaos for what is
 // checked, and docs/chaos.md for the manual and the latest long run.
 //
 // Usage:
@@ -36,7 +36,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 func main() {

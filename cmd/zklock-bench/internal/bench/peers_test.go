@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 	"github.com/zklockkit/zklockkit/zktest"
 	"go.uber.org/goleak"
 )

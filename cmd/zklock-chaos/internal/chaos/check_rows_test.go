@@ -3,7 +3,7 @@ package chaos_test
 import (
 	"testing"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // dbParams judges histories of a campaign whose store was PostgreSQL.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // history builds a synthetic history; times are milliseconds from an

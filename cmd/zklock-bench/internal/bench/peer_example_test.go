@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 )
 
 // A report with the peers, built by hand here: the table compares zklock

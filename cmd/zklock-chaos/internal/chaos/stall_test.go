@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // stalledHolder is TestCheckPausedHolderFenced's history with no pause

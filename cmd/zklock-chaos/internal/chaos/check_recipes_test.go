@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // held adds a lease of the given mode: acquired at acq (its acquire began

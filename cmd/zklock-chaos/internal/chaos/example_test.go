@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // Check judges a history: here a holder paused past its session timeout

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 )
 
 func TestSamplePercentile(t *testing.T) {

@@ -1,17 +1,17 @@
-package zklock_test
+package bench_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
 // The benchmarks compare zklock with go-zookeeper's zk.Lock on the shared
 // test server, each side in a sub-benchmark: "zklock" and
-// "go-zookeeper-Lock". They reuse the scenarios of internal/bench; the
+// "go-zookeeper-Lock". They reuse the scenarios of this package; the
 // zklock-bench command runs the same scenarios interleaved over several
 // rounds and prints the comparison table. Besides ns/op each reports its
 // rate (ops/s) and the median and 99th percentile latency of the

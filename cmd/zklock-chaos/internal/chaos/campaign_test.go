@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // TestIntegration_ChaosSmoke runs a small campaign (every worker and

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // TestMain lets the campaign re-execute this test binary as its workers.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 )
 
 func ms(f float64) bench.Duration { return bench.Duration(f * float64(time.Millisecond)) }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklockkit/zklockkit/internal/chaos"
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 // divergedHistory replays what failed CI on stop 26 (seed

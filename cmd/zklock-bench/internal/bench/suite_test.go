@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/zklockkit/zklockkit/internal/bench"
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 	"github.com/zklockkit/zklockkit/zktest"
 	"go.uber.org/goleak"
 )
