@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/cli"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -77,8 +76,8 @@ func TestRunShared(t *testing.T) {
 		t.Fatalf("queue %+v, %v; want two read holders", q, err)
 	}
 	ran := filepath.Join(dir, "ran")
-	if r := zkl(t, nil, "run", "--root", root, "--try", "cache", "--", "touch", ran); r.code != cli.ExitBusy {
-		t.Errorf("exclusive --try beside two readers: exit %d, stderr %q; want %d", r.code, r.stderr, cli.ExitBusy)
+	if r := zkl(t, nil, "run", "--root", root, "--try", "cache", "--", "touch", ran); r.code != ExitBusy {
+		t.Errorf("exclusive --try beside two readers: exit %d, stderr %q; want %d", r.code, r.stderr, ExitBusy)
 	}
 	touch(t, doneA)
 	touch(t, doneB)
@@ -90,8 +89,8 @@ func TestRunShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := zkl(t, nil, "run", "--root", root, "--shared", "--try", "cache", "--", "touch", ran); r.code != cli.ExitBusy {
-		t.Errorf("--shared --try beside a writer: exit %d, stderr %q; want %d", r.code, r.stderr, cli.ExitBusy)
+	if r := zkl(t, nil, "run", "--root", root, "--shared", "--try", "cache", "--", "touch", ran); r.code != ExitBusy {
+		t.Errorf("--shared --try beside a writer: exit %d, stderr %q; want %d", r.code, r.stderr, ExitBusy)
 	}
 	held.Release(context.Background())
 	if exists(ran) {
@@ -109,12 +108,12 @@ func TestRunLimit(t *testing.T) {
 	eventually(t, "two holders at once", func() bool { return exists(readyA) && exists(readyB) })
 	ran := filepath.Join(dir, "ran")
 	r := zkl(t, nil, "run", "--root", root, "--limit", "2", "--try", "farm", "--", "touch", ran)
-	if r.code != cli.ExitBusy || !strings.Contains(r.stderr, "held by sh") {
-		t.Errorf("third --try: exit %d, stderr %q; want %d", r.code, r.stderr, cli.ExitBusy)
+	if r.code != ExitBusy || !strings.Contains(r.stderr, "held by sh") {
+		t.Errorf("third --try: exit %d, stderr %q; want %d", r.code, r.stderr, ExitBusy)
 	}
 	r = zkl(t, nil, "run", "--root", root, "--limit", "3", "--try", "farm", "--", "touch", ran)
-	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "bad --limit 3") {
-		t.Errorf("another limit: exit %d, stderr %q; want %d", r.code, r.stderr, cli.ExitUsage)
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "bad --limit 3") {
+		t.Errorf("another limit: exit %d, stderr %q; want %d", r.code, r.stderr, ExitUsage)
 	}
 	oneLine(t, "limit mismatch", r.stderr)
 	touch(t, doneA)
@@ -142,7 +141,7 @@ func TestRunConflictExitCode(t *testing.T) {
 		{[]string{"-E", "0", "--try"}, 0},
 		{[]string{"--conflict-exit-code", "3", "--try"}, 3},
 		{[]string{"-E", "4", "--wait", "300ms"}, 4},
-		{[]string{"--try"}, cli.ExitBusy},
+		{[]string{"--try"}, ExitBusy},
 	} {
 		args := append(append([]string{"run", "--root", root}, tc.args...), "backup", "--", "touch", ran)
 		r := zkl(t, nil, args...)
@@ -182,9 +181,9 @@ func TestRunTryWhileZooKeeperIsAway(t *testing.T) {
 		bound   time.Duration
 		boundIs string
 	}{
-		{"silent", nil, cli.TryBound(zklock.DefaultSessionTimeout), "1s"},
-		{"silent", []string{"--session-timeout", "1500ms"}, cli.TryBound(1500 * time.Millisecond), "500ms"},
-		{"stopped", nil, cli.TryBound(zklock.DefaultSessionTimeout), "1s"},
+		{"silent", nil, TryBound(zklock.DefaultSessionTimeout), "1s"},
+		{"silent", []string{"--session-timeout", "1500ms"}, TryBound(1500 * time.Millisecond), "500ms"},
+		{"stopped", nil, TryBound(zklock.DefaultSessionTimeout), "1s"},
 	} {
 		switch tc.outage {
 		case "silent":
@@ -200,8 +199,8 @@ func TestRunTryWhileZooKeeperIsAway(t *testing.T) {
 		r := zkl(t, nil, args...)
 		took := time.Since(begin)
 		t.Logf("%s, %q: exit %d after %v", tc.outage, tc.extra, r.code, took.Round(time.Millisecond))
-		if r.code != cli.ExitUnreachable || !strings.Contains(r.stderr, "within "+tc.boundIs+" (the --try bound)") {
-			t.Errorf("%s %q: exit %d, stderr %q; want %d", tc.outage, tc.extra, r.code, r.stderr, cli.ExitUnreachable)
+		if r.code != ExitUnreachable || !strings.Contains(r.stderr, "within "+tc.boundIs+" (the --try bound)") {
+			t.Errorf("%s %q: exit %d, stderr %q; want %d", tc.outage, tc.extra, r.code, r.stderr, ExitUnreachable)
 		}
 		if took > tc.bound+grace {
 			t.Errorf("%s %q: answered after %v; want within %v (+%v to start the process)", tc.outage, tc.extra, took, tc.bound, grace)
@@ -212,7 +211,7 @@ func TestRunTryWhileZooKeeperIsAway(t *testing.T) {
 	}
 	// An explicit --connect-timeout bounds the connection instead.
 	r := zkl(t, nil, "run", "--servers", proxy.Addr(), "--connect-timeout", "300ms", "--try", "nightly", "--", "true")
-	if r.code != cli.ExitUnreachable || !strings.Contains(r.stderr, "within 300ms (--connect-timeout)") {
+	if r.code != ExitUnreachable || !strings.Contains(r.stderr, "within 300ms (--connect-timeout)") {
 		t.Errorf("--connect-timeout 300ms: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -242,8 +241,8 @@ func TestBreak(t *testing.T) {
 	eventually(t, "the waiter to queue", func() bool { return queueLen(t, holder, "ledger") == 2 })
 
 	r := zkl(t, nil, "break", "--root", root, "--user", "mallory", "--password", "x", "ledger")
-	if r.code != cli.ExitError || !strings.Contains(r.stderr, "not allowed to delete") || !strings.Contains(r.stderr, "stuck-job") {
-		t.Errorf("break as another identity: exit %d, stderr %q; want %d", r.code, r.stderr, cli.ExitError)
+	if r.code != ExitError || !strings.Contains(r.stderr, "not allowed to delete") || !strings.Contains(r.stderr, "stuck-job") {
+		t.Errorf("break as another identity: exit %d, stderr %q; want %d", r.code, r.stderr, ExitError)
 	}
 	r = zkl(t, []string{"ZKLOCK_PASSWORD=ops-pw"}, "break", "--root", root, "--user", "ops", "--dry-run", "ledger")
 	if r.code != 0 || !strings.Contains(r.stdout, "would break ledger: held by stuck-job") {
@@ -294,7 +293,7 @@ func TestBreakStopsRun(t *testing.T) {
 	if r := zkl(t, nil, "break", "--root", root, "cron/job"); r.code != 0 || !strings.Contains(r.stdout, "broke cron/job") {
 		t.Fatalf("break: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if code := exitOf(t, cmd); code != cli.ExitLeaseLost || !fileHas(f, "TERM") {
-		t.Errorf("run: exit %d, CMD got SIGTERM: %v, stderr %q; want %d", code, fileHas(f, "TERM"), errb.String(), cli.ExitLeaseLost)
+	if code := exitOf(t, cmd); code != ExitLeaseLost || !fileHas(f, "TERM") {
+		t.Errorf("run: exit %d, CMD got SIGTERM: %v, stderr %q; want %d", code, fileHas(f, "TERM"), errb.String(), ExitLeaseLost)
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"text/tabwriter"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/cli"
 	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 )
@@ -72,7 +72,7 @@ func runParent(n, rounds int, hold time.Duration) error {
 	defer c.Close()
 	if q := busyQueue(ctx, c, 10*time.Second); q != nil {
 		fmt.Printf("\n$ zklock show %s\n", resource)
-		_ = cli.WriteQueue(os.Stdout, q, time.Now())
+		printQueue(q, time.Now())
 		fmt.Println()
 	}
 	wg.Wait()
@@ -105,6 +105,21 @@ func busyQueue(ctx context.Context, c *zklock.Client, timeout time.Duration) *zk
 		}
 	}
 	return last
+}
+
+// printQueue prints q as "zklock show" does, holder first.
+func printQueue(q *zklock.Queue, now time.Time) {
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "POS\tSTATE\tHOST\tPID\tLABEL\tTOKEN\tAGE\tNODE")
+	for _, n := range q.Nodes {
+		state := "waiting"
+		if n.Holder {
+			state = "holds"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n", n.Position, state, n.Owner.Host, n.Owner.PID,
+			n.Owner.Label, n.Token, now.Sub(n.Created).Round(time.Millisecond), n.Name)
+	}
+	_ = tw.Flush()
 }
 
 func runWorker(id, rounds int, hold time.Duration) error {

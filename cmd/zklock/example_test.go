@@ -1,10 +1,9 @@
-package cli_test
+package main
 
 import (
 	"os"
 	"time"
 
-	"github.com/zklockkit/zklockkit/internal/cli"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -24,7 +23,7 @@ func ExampleWriteQueue() {
 				Owner: zklock.Owner{Host: "box-2", PID: 913, Label: "worker-1"}, Created: now.Add(-12 * time.Second)},
 		},
 	}
-	_ = cli.WriteQueue(os.Stdout, q, now)
+	_ = WriteQueue(os.Stdout, q, now)
 	// Output:
 	// resource  demo/nightly-report
 	// queue     /zklock/demo%2Fnightly-report
@@ -39,7 +38,7 @@ func ExampleWriteQueue() {
 // An empty queue is not an error.
 func ExampleWriteQueue_empty() {
 	q := &zklock.Queue{Resource: "no/such", Path: "/zklock/no%2Fsuch"}
-	_ = cli.WriteQueue(os.Stdout, q, time.Now())
+	_ = WriteQueue(os.Stdout, q, time.Now())
 	// Output:
 	// resource  no/such
 	// queue     /zklock/no%2Fsuch

@@ -1,6 +1,12 @@
-// Package cli implements the zklock operator command (cmd/zklock) so that
-// it can be tested and reused: Main runs a command line and returns the
-// exit code; WriteQueue prints a queue the way "zklock show" does.
+// Command zklock answers "who holds the lock and who is waiting?" and runs
+// a command while holding a lock, across hosts.
+//
+// "zklock help" and "zklock COMMAND --help" print the manual, with the
+// exit codes.
+//
+// Install it with:
+//
+//	go install github.com/zklockkit/zklockkit/cmd/zklock@latest
 //
 // # Commands
 //
@@ -35,4 +41,4 @@
 // (SIGTERM, then SIGKILL after --grace) as soon as the lease is lost, before
 // ZooKeeper can grant the lock to anyone else (see package zklock's Safety
 // section for what that guarantee rests on).
-package cli
+package main
