@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // errRestart tells the wait loop to enqueue again with a fresh node: our
@@ -104,7 +106,7 @@ func (c *Client) steps() *stepRunners { return &c.stepRunners }
 // lease of the context holds is re-entered (borrowed from it), the others
 // are waited for, a step of their waiter at a time (waiter.step). A
 // multi-resource acquire stops waiting when a part it holds is lost
-// (errPartLost).
+// (errs.PartLost).
 type clientParts struct {
 	a      *acquisition
 	c      *Client
@@ -118,12 +120,12 @@ type clientParts struct {
 // partsLost ends the waits of a multi-resource acquire when a part it
 // holds is lost (see watchParts).
 type partsLost struct {
-	ctx  context.Context // the acquire's, ended then too (errPartLost)
+	ctx  context.Context // the acquire's, ended then too (errs.PartLost)
 	stop func()          // undoes that
 }
 
 // watchParts makes the loss of a part already held end the waits of a
-// multi-resource acquire (errPartLost), for a lease made now. A
+// multi-resource acquire (errs.PartLost), for a lease made now. A
 // single-resource acquire makes its lease when it holds.
 func (p *clientParts) watchParts() {
 	a := p.a
@@ -131,7 +133,7 @@ func (p *clientParts) watchParts() {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(a.ctx)
-	stop := context.AfterFunc(a.lease().ctx, func() { cancel(errPartLost) })
+	stop := context.AfterFunc(a.lease().ctx, func() { cancel(errs.PartLost) })
 	p.lost = &partsLost{ctx: ctx, stop: func() {
 		stop()
 		cancel(nil)
@@ -217,7 +219,7 @@ func (p *clientParts) abandon(err error) {
 
 // annotate says so when a wait ended while ZooKeeper was out of reach.
 func (c *Client) annotate(err error) error {
-	if isCtxErr(err) && !errors.Is(err, ErrUnavailable) && c.unreachable() {
+	if errs.IsCtxErr(err) && !errors.Is(err, ErrUnavailable) && c.unreachable() {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err

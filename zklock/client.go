@@ -13,7 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/wire"
 )
 
 // Client is one ZooKeeper session shared by every lock of a process. It is
@@ -22,8 +26,7 @@ import (
 type Client struct {
 	cfg  clientConfig
 	conn *zk.Conn
-	live sessionWire // what the wire tells of the session (see tracker)
-	wire createWire  // what the wire tells of our creates
+	wire *wire.Tracker // what the wire tells of the session and our creates
 	log  *slog.Logger
 	// quorum: proof that the leader, not only our server, heard from
 	// the session (quorum.go)
@@ -83,10 +86,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	}
 	host, _ := os.Hostname()
 	owner, _ := json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})
-	tr := newTracker()
+	tr := wire.NewTracker()
 	c := &Client{
 		cfg:      cfg,
-		live:     tr.live,
 		wire:     tr,
 		log:      cfg.logger,
 		owner:    owner,
@@ -106,7 +108,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			lastDialErr.Store(err)
 			return nil, err
 		}
-		return tr.dial(nc), nil
+		return tr.Dial(nc), nil
 	}
 	conn, _, err := zk.Connect(servers, cfg.sessionTimeout,
 		zk.WithDialer(dial), zk.WithEventCallback(c.onEvent),
@@ -133,7 +135,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			if errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrNoAuth) {
 				return nil, fmt.Errorf("%w: %s authentication failed: %v", ErrNoAuth, a.scheme, err)
 			}
-			return nil, fmt.Errorf("zklock: connect %v: adding %s auth: %w", servers, a.scheme, mapErr(err))
+			return nil, fmt.Errorf("zklock: connect %v: adding %s auth: %w", servers, a.scheme, errs.Map(err))
 		}
 	}
 	c.wg.Add(2)
@@ -211,7 +213,7 @@ func (c *Client) Conn() *zk.Conn { return c.conn }
 func (c *Client) waitReady(ctx context.Context) (int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return 0, ctxErr(ctx)
+			return 0, errs.CtxErr(ctx)
 		}
 		c.mu.Lock()
 		closed, ready, sid, ch := c.closed, c.ready, c.sessionID, c.readyCh
@@ -226,10 +228,10 @@ func (c *Client) waitReady(ctx context.Context) (int64, error) {
 		case <-ch:
 		case <-c.closeCh:
 		case <-ctx.Done():
-			if err := ctxErr(ctx); errors.Is(err, ErrUnavailable) {
+			if err := errs.CtxErr(ctx); errors.Is(err, ErrUnavailable) {
 				return 0, err // a try's bound: says so already
 			}
-			return 0, fmt.Errorf("%w: %w", ErrUnavailable, ctxErr(ctx))
+			return 0, fmt.Errorf("%w: %w", ErrUnavailable, errs.CtxErr(ctx))
 		}
 	}
 }
@@ -287,7 +289,7 @@ func (c *Client) onSessionEvent(state zk.State) {
 	c.mu.Lock()
 	switch state {
 	case zk.StateHasSession:
-		sid := c.live.sessionID()
+		sid := c.wire.SessionID()
 		if c.sessionID != 0 && sid != c.sessionID {
 			lost = c.dropSessionLocked(c.sessionID)
 		}

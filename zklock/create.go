@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -52,7 +54,7 @@ func (w *waiter) create(ctx context.Context) error {
 			cover: w.cfg.mode == Exclusive || w.cfg.mode == Write})
 		switch {
 		case err == nil:
-			token := c.wire.created(prefix)
+			token := c.wire.Created(prefix)
 			if !w.register(path) {
 				return w.sessionChanged(path)
 			}
@@ -64,7 +66,7 @@ func (w *waiter) create(ctx context.Context) error {
 			if err := c.ensureQueue(ctx, w.target.parent, w.queueData()); err != nil {
 				return err
 			}
-		case isConnErr(err):
+		case errs.IsConnErr(err):
 			// The create's outcome is unknown. Create again only once a
 			// listing, complete on this session, shows it made no node:
 			// a second create after a lost listing would queue us twice
@@ -83,7 +85,7 @@ func (w *waiter) create(ctx context.Context) error {
 		case errors.Is(err, zk.ErrSessionExpired):
 			return errRestart
 		default:
-			return mapErr(err)
+			return errs.Map(err)
 		}
 	}
 }
@@ -170,7 +172,7 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 	}
 	if inStep(ctx) {
 		if ctx.Err() != nil {
-			return "", nil, nil, ctxErr(ctx)
+			return "", nil, nil, errs.CtxErr(ctx)
 		}
 		return c.createAndList(r)
 	}
@@ -199,7 +201,7 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 			switch {
 			case err == nil:
 				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, p, owner) })
-			case isConnErr(err):
+			case errs.IsConnErr(err):
 				c.cleanupByID(r.parent, r.id, r.sid, "")
 			}
 		default:
@@ -218,7 +220,7 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 			}
 		default:
 		}
-		return "", nil, nil, ctxErr(ctx)
+		return "", nil, nil, errs.CtxErr(ctx)
 	}
 }
 
@@ -267,7 +269,7 @@ func (c *Client) createAndList(r createReq) (path string, names []string, cv *co
 		}
 		return path, names, cv, nil
 	}
-	written, stop := c.wire.written(r.prefix)
+	written, stop := c.wire.Written(r.prefix)
 	type created struct {
 		path string
 		err  error
@@ -387,13 +389,13 @@ func (c *Client) makeNode(ctx context.Context, p string, data []byte, container 
 	switch {
 	case err == nil, errors.Is(err, zk.ErrNodeExists):
 		return nil
-	case errors.Is(err, zk.ErrNoNode), isCtxErr(err):
+	case errors.Is(err, zk.ErrNoNode), errs.IsCtxErr(err):
 		return err
-	case isConnErr(err):
+	case errs.IsConnErr(err):
 		_, err := c.waitReady(ctx)
 		return err
 	}
-	return mapErr(err)
+	return errs.Map(err)
 }
 
 func newUUID() string {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -76,13 +78,13 @@ func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
 			return nil
-		case isConnErr(err):
+		case errs.IsConnErr(err):
 			continue
-		case isCtxErr(err):
+		case errs.IsCtxErr(err):
 			return err
 		default:
 			c.log.Error("zklock: cannot delete lock node", "node", path, "err", err)
-			return mapErr(err)
+			return errs.Map(err)
 		}
 	}
 }
@@ -108,7 +110,7 @@ func (c *Client) cleanupByID(parent, id string, sid int64, keep string) {
 					}
 				}
 				return
-			case isConnErr(err):
+			case errs.IsConnErr(err):
 				continue
 			default:
 				return

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // Driver is the contract of a lock backend, as database/sql/driver is of a
@@ -149,7 +151,7 @@ func (l *driverLocker) acquireParts(ctx context.Context, st *leaseState, p acqui
 	for i, part := range parts {
 		t := byKey[req.Resources[i]]
 		if !st.addHold(&heldNode{resource: t.resource, parent: t.parent, path: part.Path, token: part.Token}) {
-			return t, 0, errPartLost // a borrowed part was lost meanwhile: dropHolds releases h
+			return t, 0, errs.PartLost // a borrowed part was lost meanwhile: dropHolds releases h
 		}
 	}
 	go func() {

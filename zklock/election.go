@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -82,7 +84,7 @@ func (l *Lease) Proclaim(ctx context.Context, value []byte) error {
 		}
 		return &LostError{Resource: st.resource, Reason: LossNodeDeleted}
 	}
-	return mapErr(err)
+	return errs.Map(err)
 }
 
 // Leader returns the current leader of election, or ErrNoLeader.
@@ -126,19 +128,19 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 				return exists{ok, ch}, err
 			})
 			switch {
-			case isCtxErr(err):
+			case errs.IsCtxErr(err):
 				return Leader{}, nil, err
 			case err != nil:
-				return Leader{}, nil, mapErr(err)
+				return Leader{}, nil, errs.Map(err)
 			case e.ok:
 				continue
 			}
 			return Leader{}, e.ch, ErrNoLeader
 		case err != nil:
-			if isCtxErr(err) {
+			if errs.IsCtxErr(err) {
 				return Leader{}, nil, err
 			}
-			return Leader{}, nil, mapErr(err)
+			return Leader{}, nil, errs.Map(err)
 		}
 		kids, _ := sortChildren(r.names)
 		if len(kids) == 0 {
@@ -160,7 +162,7 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			return node{data, stat, nil}, err
 		})
 		data, stat := n.data, n.stat
-		if isCtxErr(err) {
+		if errs.IsCtxErr(err) {
 			return Leader{}, nil, err
 		}
 		if errors.Is(err, zk.ErrNoNode) {
@@ -171,7 +173,7 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			continue
 		}
 		if err != nil {
-			return Leader{}, nil, mapErr(err)
+			return Leader{}, nil, errs.Map(err)
 		}
 		return Leader{Value: data, Path: path, SessionID: stat.EphemeralOwner, Token: stat.Czxid,
 			Since: time.UnixMilli(stat.Ctime)}, mergeEvents(r.ch, n.ch), nil
@@ -205,7 +207,7 @@ func (c *Client) Observe(ctx context.Context, election string, opts ...QueueOpti
 					}
 					out <- l
 				}
-			case isCtxErr(err) || errors.Is(err, ErrClosed):
+			case errs.IsCtxErr(err) || errors.Is(err, ErrClosed):
 				return
 			default:
 				// connection trouble: wait and look again

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -70,7 +72,7 @@ func (c *Client) rearm(ctx context.Context, e *nodeEntry) {
 		case errors.Is(err, zk.ErrNoNode):
 			c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: e.path})
 			return
-		case isConnErr(err):
+		case errs.IsConnErr(err):
 			if _, err := c.waitReady(ctx); err != nil {
 				return
 			}

@@ -1,8 +1,9 @@
 package zklock
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // Sentinel errors. Every error returned by this package that has one of these
@@ -10,63 +11,63 @@ import (
 var (
 	// ErrLocked is returned by a try-acquire when the resource is held or
 	// has waiters ahead of the caller.
-	ErrLocked = errors.New("zklock: resource is locked")
+	ErrLocked = errs.ErrLocked
 
 	// ErrWaitTimeout is returned when the wait limit set with MaxWait passed
 	// before the lock was acquired. The caller's own context deadline is
 	// reported as context.DeadlineExceeded instead.
-	ErrWaitTimeout = errors.New("zklock: wait limit exceeded")
+	ErrWaitTimeout = errs.ErrWaitTimeout
 
 	// ErrInvalidResource is matched by every *ResourceError: the resource
 	// name (or raw znode path) cannot be used.
-	ErrInvalidResource = errors.New("zklock: invalid resource")
+	ErrInvalidResource = errs.ErrInvalidResource
 
 	// ErrReleased is returned by Release on a lease that was already
 	// released, and by Lease.Err after a release.
-	ErrReleased = errors.New("zklock: lease already released")
+	ErrReleased = errs.ErrReleased
 
 	// ErrLeaseLost is matched by every *LostError: the lease ended without
 	// Release because its session expired, could no longer be proven alive,
 	// its node was deleted by someone else, or the client was closed.
-	ErrLeaseLost = errors.New("zklock: lease lost")
+	ErrLeaseLost = errs.ErrLeaseLost
 
 	// ErrSessionExpired reports that the ZooKeeper session was expired by
 	// the server. Leases lost this way unwrap to it.
-	ErrSessionExpired = errors.New("zklock: session expired")
+	ErrSessionExpired = errs.ErrSessionExpired
 
 	// ErrClosed is returned by calls on a closed Client.
-	ErrClosed = errors.New("zklock: client closed")
+	ErrClosed = errs.ErrClosed
 
 	// ErrUnavailable is returned when ZooKeeper could not be reached before
 	// the context ended (at Connect, or while disconnected during an
 	// acquire). It is wrapped together with the context's error.
-	ErrUnavailable = errors.New("zklock: zookeeper unavailable")
+	ErrUnavailable = errs.ErrUnavailable
 
 	// ErrUpgrade is returned when a holder of a read lease asks for the write
 	// lock of the same resource under the same context: upgrading deadlocks
 	// in every read/write lock recipe, so it is refused.
-	ErrUpgrade = errors.New("zklock: cannot upgrade a read lease to a write lease")
+	ErrUpgrade = errs.ErrUpgrade
 
 	// ErrNoAuth is returned when ZooKeeper refuses an operation for lack of
 	// permission (ACL) or when authentication failed.
-	ErrNoAuth = errors.New("zklock: not authorized")
+	ErrNoAuth = errs.ErrNoAuth
 
 	// ErrInvalidOption is returned for a bad option value or connection
 	// string.
-	ErrInvalidOption = errors.New("zklock: invalid option")
+	ErrInvalidOption = errs.ErrInvalidOption
 
 	// ErrLimitMismatch is returned when a semaphore is acquired with a limit
 	// other than the one stored with the resource by its first user.
-	ErrLimitMismatch = errors.New("zklock: semaphore limit differs from the resource's")
+	ErrLimitMismatch = errs.ErrLimitMismatch
 
 	// ErrValueTooLarge is returned for node data (an election value) over
 	// MaxValueLen: ZooKeeper refuses packets over 1 MB.
-	ErrValueTooLarge = errors.New("zklock: value too large")
+	ErrValueTooLarge = errs.ErrValueTooLarge
 
 	// ErrDowngradeBlocked is returned by Lease.Downgrade when a writer is
 	// queued behind the lease (downgrading would let it in first), or when
 	// the lease is re-entered (an outer holder counts on the write lock).
-	ErrDowngradeBlocked = errors.New("zklock: a writer is queued; downgrade would let it in first")
+	ErrDowngradeBlocked = errs.ErrDowngradeBlocked
 
 	// ErrUnknownNode is returned by an acquire whose queue holds a child
 	// with no sequence number: zklock cannot order it, so it cannot tell
@@ -74,11 +75,11 @@ var (
 	// node it does not understand. The error names the node. (A child with
 	// a sequence number and a layout zklock does not know counts as an
 	// exclusive node in sequence order.)
-	ErrUnknownNode = errors.New("zklock: queue holds a node that cannot be ordered")
+	ErrUnknownNode = errs.ErrUnknownNode
 
 	// ErrNoLeader is returned by Client.Leader when no candidate is in the
 	// election.
-	ErrNoLeader = errors.New("zklock: no leader")
+	ErrNoLeader = errs.ErrNoLeader
 )
 
 // ResourceError reports a resource name or raw znode path that cannot be

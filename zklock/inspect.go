@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -73,12 +75,12 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 		return q, nil
 	}
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, errs.Map(err)
 	}
 	kids, unknown := sortChildren(names)
 	q.Unknown = unknown
 	nodes := make([]QueueNode, len(kids))
-	errs := make([]error, len(kids))
+	readErrs := make([]error, len(kids))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32) // requests in flight: go-zookeeper pipelines them
 	for i, k := range kids {
@@ -94,7 +96,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 			defer func() { <-sem; wg.Done() }()
 			data, stat, err := c.conn.Get(n.Path)
 			if err != nil {
-				errs[i] = err
+				readErrs[i] = err
 				return
 			}
 			n.Owner = decodeOwner(data)
@@ -113,11 +115,11 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 	var live []child
 	for i, n := range nodes {
 		switch {
-		case errs[i] == nil:
-		case errors.Is(errs[i], zk.ErrNoNode):
+		case readErrs[i] == nil:
+		case errors.Is(readErrs[i], zk.ErrNoNode):
 			continue // gone since the listing
 		default:
-			return nil, mapErr(errs[i])
+			return nil, errs.Map(readErrs[i])
 		}
 		n.Position = len(q.Nodes)
 		q.Nodes = append(q.Nodes, n)
@@ -142,7 +144,7 @@ func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error)
 		return nil, nil
 	}
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, errs.Map(err)
 	}
 	var rs []string
 	for _, n := range names {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // MemoryLocker is an in-process Locker with the semantics of the ZooKeeper
@@ -114,10 +116,10 @@ func (m *MemoryLocker) acquireParts(ctx context.Context, st *leaseState, p acqui
 
 // wait queues a node for key and waits until the rule lets it hold. A
 // part of a multi-resource acquire also stops when another part of st is
-// lost (errPartLost).
+// lost (errs.PartLost).
 func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg acquireConfig, multi bool) error {
 	if ctx.Err() != nil {
-		return ctxErr(ctx)
+		return errs.CtxErr(ctx)
 	}
 	var partLost <-chan struct{}
 	if multi {
@@ -153,7 +155,7 @@ func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg
 				m.removeLocked(n) // another part was lost meanwhile
 				m.mu.Unlock()
 				report()
-				return errPartLost
+				return errs.PartLost
 			}
 			n.w, n.st = nil, st
 			m.mu.Unlock()
@@ -179,13 +181,13 @@ func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg
 		if ctx.Err() != nil {
 			m.removeLocked(n)
 			m.mu.Unlock()
-			return ctxErr(ctx)
+			return errs.CtxErr(ctx)
 		}
 		select {
 		case <-partLost:
 			m.removeLocked(n)
 			m.mu.Unlock()
-			return errPartLost
+			return errs.PartLost
 		default:
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/wire"
 )
 
 // FuzzOwnerLabel checks the owner data zklock writes into every lock node
@@ -26,7 +28,7 @@ func FuzzOwnerLabel(f *testing.F) {
 	f.Add("x", uint32(MaxValueLen<<6|63), []byte(`{"pid":"not a number"}`))
 	f.Add(strings.Repeat("\\", 10), uint32(49_000<<6|63), []byte("{"))
 	host, _ := os.Hostname()
-	c := &Client{cfg: defaultClientConfig(), live: &liveness{}, nodes: map[string]*nodeEntry{}}
+	c := &Client{cfg: defaultClientConfig(), wire: wire.NewTracker(), nodes: map[string]*nodeEntry{}}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	f.Fuzz(func(t *testing.T, label string, repeat uint32, raw []byte) {

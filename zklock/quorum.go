@@ -129,7 +129,7 @@ func (c *Client) prover() {
 		case <-t.C:
 		case <-c.proveNow:
 		}
-		_, timeout := c.live.snapshot()
+		_, timeout := c.wire.Snapshot()
 		if timeout <= 0 {
 			timeout = c.cfg.sessionTimeout
 		}

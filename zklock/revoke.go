@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -28,10 +30,10 @@ func (c *Client) RequestRelease(ctx context.Context, resource string, opts ...Qu
 			n++
 		case errors.Is(err, zk.ErrNoNode):
 			// released meanwhile
-		case isCtxErr(err):
+		case errs.IsCtxErr(err):
 			return n, err
 		default:
-			return n, mapErr(err)
+			return n, errs.Map(err)
 		}
 	}
 	return n, nil

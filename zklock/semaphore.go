@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -32,15 +34,15 @@ func (w *waiter) checkLimit(ctx context.Context) error {
 		})
 		switch {
 		case err == nil:
-		case isConnErr(err):
+		case errs.IsConnErr(err):
 			if err := w.sameSession(ctx); err != nil {
 				return err
 			}
 			continue
-		case isCtxErr(err):
+		case errs.IsCtxErr(err):
 			return err
 		default:
-			return mapErr(err)
+			return errs.Map(err)
 		}
 		var meta queueMeta
 		if len(r.data) > 0 {
@@ -56,12 +58,12 @@ func (w *waiter) checkLimit(ctx context.Context) error {
 		switch {
 		case err == nil:
 			return nil
-		case errors.Is(err, zk.ErrBadVersion), isConnErr(err):
+		case errors.Is(err, zk.ErrBadVersion), errs.IsConnErr(err):
 			continue // someone else set it, or we do not know: read again
-		case isCtxErr(err):
+		case errs.IsCtxErr(err):
 			return err
 		default:
-			return mapErr(err)
+			return errs.Map(err)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // backend is a lock backend under the acquire shell (acquireWith): the
@@ -38,7 +40,7 @@ type blocker interface {
 	backend
 	// acquireParts takes every part of ts, in their (canonical) order,
 	// for st: a part a lender holds is borrowed (leaseState.borrow), the
-	// others queued for. It returns errPartLost when a part it held was
+	// others queued for. It returns errs.PartLost when a part it held was
 	// lost while it waited for another (the shell then gives everything
 	// back and calls it again), and on error the part that failed and,
 	// if known, its session.
@@ -90,11 +92,6 @@ type acquireParts struct {
 	cfg      acquireConfig
 	deleteBy time.Time // a try's deadline: when a failed part stops deleting its node on the spot
 }
-
-// errPartLost ends the wait of a multi-resource acquire one of whose parts,
-// already held, was lost: the acquire gives everything back and queues
-// again (see acquisition.again). It never reaches the caller.
-var errPartLost = errors.New("zklock: a part already held was lost")
 
 // acquireWith is the acquire shell: Acquire and AcquireAll of the Client,
 // the MemoryLocker and every NewLocker. Its goroutine, the caller's, only
@@ -195,10 +192,10 @@ func (a *acquisition) configure() error {
 	}
 	if bound := a.b.answerBound(); cfg.try && bound > 0 {
 		// A try never waits for the queue, nor on the backend past its
-		// answer bound: it then answers ErrUnavailable (errTryBound), and
+		// answer bound: it then answers ErrUnavailable (errs.TryBound), and
 		// its on-the-spot delete of a node that found the lock busy stops
 		// at the same deadline.
-		ctx, cancelTry := context.WithTimeoutCause(a.ctx, bound, errTryBound)
+		ctx, cancelTry := context.WithTimeoutCause(a.ctx, bound, errs.TryBound)
 		cancel := a.cancel
 		a.ctx, a.cancel = ctx, func() { cancelTry(); cancel() }
 	}
@@ -302,11 +299,11 @@ func (a *acquisition) again(err error) error {
 	if a.st != nil {
 		a.st.abandon()
 	}
-	if !errors.Is(err, errPartLost) {
+	if !errors.Is(err, errs.PartLost) {
 		return err
 	}
 	if a.ctx.Err() != nil {
-		return ctxErr(a.ctx) // the caller's context ended too: that is the news
+		return errs.CtxErr(a.ctx) // the caller's context ended too: that is the news
 	}
 	a.st = nil // a new lease
 	if _, a.lenders, err = reenter(a.caller, a.b, queues(a.ts), a.cfg.mode); err != nil {
@@ -321,7 +318,7 @@ func (a *acquisition) again(err error) error {
 func (a *acquisition) abandoned() {
 	switch {
 	case a.parked != nil:
-		a.parts.abandon(ctxErr(a.ctx))
+		a.parts.abandon(errs.CtxErr(a.ctx))
 		if a.st != nil {
 			a.st.abandon()
 		}
@@ -342,7 +339,7 @@ func (a *acquisition) result() (*Lease, error) {
 		if a.at >= 0 {
 			failed = a.ts[a.at].resource
 		}
-		return nil, a.failure(ctxErr(a.ctx), failed, a.atSid)
+		return nil, a.failure(errs.CtxErr(a.ctx), failed, a.atSid)
 	case a.whole != nil || a.direct:
 		return a.whole, a.err
 	case a.err != nil:

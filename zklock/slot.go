@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -116,7 +118,7 @@ func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*park
 		}
 		switch {
 		case r.err == nil:
-		case isConnErr(r.err):
+		case errs.IsConnErr(r.err):
 			if err := w.sameSession(ctx); err != nil {
 				return nil, err
 			}
@@ -124,7 +126,7 @@ func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*park
 		case errors.Is(r.err, zk.ErrSessionExpired):
 			return nil, errRestart
 		default:
-			return nil, mapErr(r.err)
+			return nil, errs.Map(r.err)
 		}
 		if r.gone || r.changed {
 			return nil, nil
@@ -150,7 +152,7 @@ func (c *Client) poke(e *nodeEntry, data []byte) {
 				continue
 			}
 			_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(e.path, data, 0) })
-			if !isConnErr(err) {
+			if !errs.IsConnErr(err) {
 				return
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // waiter is one acquire's journey through a resource's queue. It may take
@@ -322,7 +324,7 @@ func (w *waiter) hold(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		// The acquire stopped waiting for the step that got here (see
 		// runStep): the node is not the caller's to hold.
-		return w.fail(ctxErr(ctx))
+		return w.fail(errs.CtxErr(ctx))
 	}
 	if err := w.proveAlive(ctx); err != nil {
 		return w.fail(err)
@@ -340,7 +342,7 @@ func (w *waiter) hold(ctx context.Context) error {
 	if !st.addHold(h) {
 		// Another part of this multi-resource lease was lost while we
 		// waited: give this node back, and queue again for every part.
-		return w.fail(errPartLost)
+		return w.fail(errs.PartLost)
 	}
 	if w.cfg.mode == Semaphore && w.n.behind {
 		c.poke(w.n.entry, c.nodeData(w.cfg)) // see slot.go

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -49,7 +51,7 @@ func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []chil
 func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
 	switch woke {
 	case wokeEnded:
-		return nil, ctxErr(ctx)
+		return nil, errs.CtxErr(ctx)
 	case wokeGone, wokeUnwatched:
 		return nil, errRestart
 	case wokeClosing:
@@ -112,16 +114,16 @@ func (w *waiter) watchLocal(ctx context.Context, pred *nodeEntry) error {
 		case errors.Is(err, zk.ErrNoNode):
 			w.c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: pred.path})
 			return nil
-		case isConnErr(err):
+		case errs.IsConnErr(err):
 			if err := w.sameSession(ctx); err != nil {
 				return err
 			}
 		case errors.Is(err, zk.ErrSessionExpired):
 			return errRestart
-		case isCtxErr(err):
+		case errs.IsCtxErr(err):
 			return err
 		default:
-			return mapErr(err)
+			return errs.Map(err)
 		}
 	}
 }
@@ -244,15 +246,15 @@ func retryRead[T any](ctx context.Context, w *waiter, fn func() (T, error)) (T, 
 		switch {
 		case err == nil:
 			return v, nil
-		case isConnErr(err):
+		case errs.IsConnErr(err):
 			if err = w.sameSession(ctx); err == nil {
 				continue
 			}
 		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired):
 			err = errRestart
-		case isCtxErr(err):
+		case errs.IsCtxErr(err):
 		default:
-			err = mapErr(err)
+			err = errs.Map(err)
 		}
 		var zero T
 		return zero, err
@@ -312,13 +314,13 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 				w.n.setOwnWatched(epoch)
 			case errors.Is(r.ownErr, zk.ErrNoNode), errors.Is(r.ownErr, zk.ErrSessionExpired):
 				return nil, errRestart
-			case isConnErr(r.ownErr):
+			case errs.IsConnErr(r.ownErr):
 				if err := w.sameSession(ctx); err != nil {
 					return nil, err
 				}
 				continue
 			default:
-				return nil, mapErr(r.ownErr)
+				return nil, errs.Map(r.ownErr)
 			}
 		}
 		switch {
@@ -326,14 +328,14 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 			return w.parkOn(parked{ev: r.ch}), nil
 		case errors.Is(r.err, zk.ErrNoNode):
 			return nil, nil
-		case isConnErr(r.err):
+		case errs.IsConnErr(r.err):
 			if err := w.sameSession(ctx); err != nil {
 				return nil, err
 			}
 		case errors.Is(r.err, zk.ErrSessionExpired):
 			return nil, errRestart
 		default:
-			return nil, mapErr(r.err)
+			return nil, errs.Map(r.err)
 		}
 	}
 }

@@ -61,7 +61,7 @@ func (c *Client) unreachable() bool {
 	if _, ready := c.session(); !ready {
 		return true
 	}
-	anchor, timeout := c.live.snapshot()
+	anchor, timeout := c.wire.Snapshot()
 	return time.Since(anchor) > timeout/2
 }
 
@@ -69,13 +69,13 @@ func (c *Client) unreachable() bool {
 // not heard to hear from us again: the proven anchor (see quorum.go) plus
 // the negotiated session timeout, minus the loss margin.
 func (c *Client) lossDeadline() time.Time {
-	_, timeout := c.live.snapshot()
+	_, timeout := c.wire.Snapshot()
 	sid, _ := c.session()
 	margin := c.cfg.lossMargin
 	if margin == 0 || margin >= timeout {
 		margin = timeout / 4
 	}
-	esid, est := c.live.established()
+	esid, est := c.wire.Established()
 	if esid != sid {
 		est = time.Time{}
 	}

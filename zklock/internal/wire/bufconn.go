@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"net"

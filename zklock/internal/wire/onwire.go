@@ -1,11 +1,11 @@
-package zklock
+package wire
 
 import "sync"
 
 // onWire tells when a create request is on the wire. A request queued on
 // the session after that is answered after the create (the server answers
 // a session in order), which is how createAndList pipelines its listing
-// behind the create. It is a tap subscriber (see tracker).
+// behind the create. It is a tap subscriber (see Tracker).
 type onWire struct {
 	mu      sync.Mutex
 	waiting map[string]chan struct{} // by the path the create asks for

@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"encoding/binary"
@@ -11,8 +11,8 @@ import (
 // benchTracked returns c as a tracked connection, with the calls the
 // recipe makes on the wire.
 func benchTracked(c net.Conn) (tc net.Conn, written func(string) (<-chan struct{}, func()), created func(string) int64) {
-	tr := newTracker()
-	return tr.dial(c), tr.written, tr.created
+	tr := NewTracker()
+	return tr.Dial(c), tr.Written, tr.Created
 }
 
 // loopConn is an in-memory net.Conn: writes are dropped, and reads return

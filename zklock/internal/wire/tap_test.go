@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"io"
@@ -30,7 +30,7 @@ func TestTrackedConnRecordsBeforeWriting(t *testing.T) {
 	server, client := net.Pipe()
 	defer server.Close()
 	go func() { _, _ = io.Copy(io.Discard, server) }()
-	tr := newTracker()
+	tr := NewTracker()
 	var pendingAtWrite []int
 	var createAtWrite []bool
 	rc := &recordingConn{Conn: client}
@@ -43,7 +43,7 @@ func TestTrackedConnRecordsBeforeWriting(t *testing.T) {
 		createAtWrite = append(createAtWrite, ok)
 		tr.czxids.mu.Unlock()
 	}
-	tc := tr.dial(rc)
+	tc := tr.Dial(rc)
 	defer tc.Close()
 	connect := frame(make([]byte, 44))
 	path := "/q/_c_x-lock-"
@@ -69,7 +69,7 @@ func TestTrackedConnRecordsBeforeWriting(t *testing.T) {
 func TestTrackedConnPublishes(t *testing.T) {
 	tr, rec := recordingTracker()
 	sc := &scriptConn{}
-	c := tr.dial(sc)
+	c := tr.Dial(sc)
 	path := "/q/_c_x-lock-"
 	before := time.Now()
 	for _, f := range [][]byte{
@@ -124,8 +124,8 @@ func TestTrackedConnPublishes(t *testing.T) {
 // written closes its channel once a create for its path is on the wire,
 // not before, and not for a create of another path; stop forgets it.
 func TestTrackedConnCreateOnWire(t *testing.T) {
-	tr := newTracker()
-	c := tr.dial(&scriptConn{})
+	tr := NewTracker()
+	c := tr.Dial(&scriptConn{})
 	create := func(xid int32, path string) {
 		t.Helper()
 		if _, err := c.Write(frame(i32(xid), i32(zkwire.OpCreate), i32(int32(len(path))), []byte(path), make([]byte, 30))); err != nil {
@@ -135,9 +135,9 @@ func TestTrackedConnCreateOnWire(t *testing.T) {
 	if _, err := c.Write(frame(make([]byte, 44))); err != nil {
 		t.Fatal(err)
 	}
-	written, stop := tr.written("/q/_c_a-lock-")
+	written, stop := tr.Written("/q/_c_a-lock-")
 	defer stop()
-	stopped, stop2 := tr.written("/q/_c_c-lock-")
+	stopped, stop2 := tr.Written("/q/_c_c-lock-")
 	stop2()
 	create(1, "/q/_c_b-lock-")
 	select {

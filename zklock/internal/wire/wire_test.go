@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"bytes"
@@ -78,10 +78,10 @@ func (r *recorder) got() []any {
 	return append([]any(nil), r.events...)
 }
 
-// recordingTracker returns a tracker whose connections also publish to a
+// recordingTracker returns a Tracker whose connections also publish to a
 // recorder.
-func recordingTracker() (*tracker, *recorder) {
-	tr := newTracker()
+func recordingTracker() (*Tracker, *recorder) {
+	tr := NewTracker()
 	rec := &recorder{}
 	tr.subs = append(tr.subs, rec)
 	return tr, rec

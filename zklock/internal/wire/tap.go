@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"net"
@@ -46,7 +46,7 @@ type tapSubscriber interface {
 	replyRead(replyRead)
 }
 
-// tap is the bottom of a tracked connection (see tracker.dial): it parses
+// tap is the bottom of a tracked connection (see Tracker.Dial): it parses
 // the frames go-zookeeper writes and the server sends as they pass, and
 // publishes what it reads to its subscribers. It changes no byte and adds
 // no system call.

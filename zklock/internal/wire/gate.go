@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"net"
@@ -14,7 +14,7 @@ import (
 const setWatchesWait = 20 * time.Millisecond
 
 // gatedConn is the top of a tracked connection made after a session
-// existed (see tracker.dial). It keeps the first answer to a request from
+// existed (see Tracker.Dial). It keeps the first answer to a request from
 // go-zookeeper's reader until go-zookeeper has written setWatches, or
 // until wait after the connect response when it has no watches to
 // restore. Watch notifications and pings pass.

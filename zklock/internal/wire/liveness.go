@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"sync"
@@ -11,7 +11,7 @@ import (
 // without a packet from the client, so no other client can be granted our
 // locks before anchor + negotiated timeout. It also keeps the negotiated
 // timeout and the session id, from each connect response. It is a tap
-// subscriber (see tracker).
+// subscriber (see Tracker).
 //
 // Every frame the client writes is a request that the server answers in
 // order (pings included); watch notifications answer nothing. When an

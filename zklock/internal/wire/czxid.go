@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"sync"
@@ -8,7 +8,7 @@ import (
 // czxids captures the czxid of the nodes this client creates. A create's
 // reply carries the zxid of its transaction, which is the new node's czxid
 // (its fencing token); go-zookeeper drops it, so it is taken from the wire.
-// It is a tap subscriber (see tracker): creates[xid] is the path a pending
+// It is a tap subscriber (see Tracker): creates[xid] is the path a pending
 // create asked for (protected names make it unique), created[path] the
 // czxid once the create succeeded, until take.
 type czxids struct {

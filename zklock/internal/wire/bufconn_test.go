@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"bytes"
@@ -37,8 +37,8 @@ func readReply(t *testing.T, c net.Conn) []byte {
 func TestTrackedConnBuffersReads(t *testing.T) {
 	server, client := net.Pipe()
 	defer server.Close()
-	tr := newTracker()
-	tc := tr.dial(client).(*bufferedConn)
+	tr := NewTracker()
+	tc := tr.Dial(client).(*bufferedConn)
 	defer tc.Close()
 
 	replies := [][]byte{
@@ -76,7 +76,7 @@ func TestTrackedConnBuffersReads(t *testing.T) {
 func TestTrackedConnReadDeadline(t *testing.T) {
 	server, client := net.Pipe()
 	defer server.Close()
-	tc := newTracker().dial(client).(*bufferedConn)
+	tc := NewTracker().Dial(client).(*bufferedConn)
 	defer tc.Close()
 	go func() { _, _ = server.Write(frame(i32(0), i32(6000), i64(1))) }()
 	var n [4]byte
@@ -119,7 +119,7 @@ func TestTrackedConnReadDeadline(t *testing.T) {
 func TestTrackedConnWriteDeadline(t *testing.T) {
 	server, client := net.Pipe()
 	defer server.Close()
-	tc := newTracker().dial(client).(*bufferedConn)
+	tc := NewTracker().Dial(client).(*bufferedConn)
 	defer tc.Close()
 	if err := tc.SetWriteDeadline(time.Now().Add(-time.Second)); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestTrackedConnWriteDeadline(t *testing.T) {
 func TestTrackedConnLargeBody(t *testing.T) {
 	server, client := net.Pipe()
 	defer server.Close()
-	tc := newTracker().dial(client).(*bufferedConn)
+	tc := NewTracker().Dial(client).(*bufferedConn)
 	defer tc.Close()
 	big := bytes.Repeat([]byte{'y'}, 2*readBufSize)
 	go func() {
@@ -169,7 +169,7 @@ func (c *lastReadConn) Read(p []byte) (int, error) {
 // Bytes that arrive with an error are all returned before the error.
 func TestTrackedConnDataThenError(t *testing.T) {
 	want := frame(i32(0), i32(6000), i64(1))
-	tc := newTracker().dial(&lastReadConn{data: want}).(*bufferedConn)
+	tc := NewTracker().Dial(&lastReadConn{data: want}).(*bufferedConn)
 	got, err := io.ReadAll(tc)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("read %x, %v; want %x and EOF", got, err, want)

@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"io"
@@ -107,7 +107,7 @@ func TestLivenessCreateZxid(t *testing.T) {
 		for chunk := 1; chunk <= len(req); chunk += 7 {
 			tr, rec := recordingTracker()
 			sc := &scriptConn{}
-			c := tr.dial(sc)
+			c := tr.Dial(sc)
 			for i := 0; i < len(req); i += chunk {
 				if _, err := c.Write(req[i:min(i+chunk, len(req))]); err != nil {
 					t.Fatal(err)
@@ -121,10 +121,10 @@ func TestLivenessCreateZxid(t *testing.T) {
 			if _, err := io.ReadAll(c); err != nil {
 				t.Fatal(err)
 			}
-			if z := tr.created(path); z != tc.want {
+			if z := tr.Created(path); z != tc.want {
 				t.Fatalf("%s, chunk %d: czxid %#x, want %#x", tc.name, chunk, z, tc.want)
 			}
-			if z := tr.created(path); z != 0 {
+			if z := tr.Created(path); z != 0 {
 				t.Fatalf("%s: taken twice", tc.name)
 			}
 		}
@@ -136,9 +136,9 @@ func TestLivenessCreateZxid(t *testing.T) {
 // nothing either.
 func TestLivenessCreateFailed(t *testing.T) {
 	path := "/zklock/r/_c_x-lock-"
-	tr := newTracker()
+	tr := NewTracker()
 	sc := &scriptConn{}
-	c := tr.dial(sc)
+	c := tr.Dial(sc)
 	req := append(frame(make([]byte, 44)), frame(i32(7), i32(1), i32(int32(len(path))), []byte(path), make([]byte, 30))...)
 	if _, err := c.Write(req); err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestLivenessCreateFailed(t *testing.T) {
 	if _, err := io.ReadAll(c); err != nil {
 		t.Fatal(err)
 	}
-	if z := tr.created(path); z != 0 {
+	if z := tr.Created(path); z != 0 {
 		t.Fatalf("czxid %#x of a failed create", z)
 	}
 }

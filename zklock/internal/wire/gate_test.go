@@ -1,4 +1,4 @@
-package zklock
+package wire
 
 import (
 	"bytes"
@@ -25,9 +25,9 @@ func TestTrackedConnHoldsAnswersUntilSetWatches(t *testing.T) {
 	open := func(gateWait time.Duration) (server net.Conn, tc *gatedConn) {
 		server, client := net.Pipe()
 		t.Cleanup(func() { server.Close(); client.Close() })
-		tr := newTracker()
+		tr := NewTracker()
 		tr.live.sid = 42
-		tc, ok := tr.dial(client).(*gatedConn)
+		tc, ok := tr.Dial(client).(*gatedConn)
 		if !ok {
 			t.Fatal("no gate on a connection after a session")
 		}
@@ -88,7 +88,7 @@ func TestTrackedConnHoldsAnswersUntilSetWatches(t *testing.T) {
 	// A client's first connection: nothing is held.
 	server, client := net.Pipe()
 	defer server.Close()
-	first := newTracker().dial(client)
+	first := NewTracker().Dial(client)
 	defer first.Close()
 	if _, ok := first.(*gatedConn); ok {
 		t.Fatal("a gate on a client's first connection")

@@ -1,0 +1,75 @@
+package wire
+
+import (
+	"net"
+	"slices"
+	"time"
+)
+
+// Tracker turns each connection go-zookeeper dials into a tracked
+// connection, a stack of wrappers each with one job:
+//
+//	go-zookeeper
+//	  gatedConn     on a reconnection, holds the first answer until setWatches is sent (gate.go)
+//	  bufferedConn  reads ahead into a buffer; applies deadlines lazily (bufconn.go)
+//	  tap           parses the frames passing by and publishes events (tap.go)
+//	the network connection
+//
+// The tap's subscribers learn what the recipe and the session handling
+// need: liveness (the anchor, timeout and session id), czxids (fencing
+// tokens) and onWire (creates on the wire); the gate is the fourth on a
+// reconnection.
+type Tracker struct {
+	live   *liveness
+	czxids *czxids
+	onWire *onWire
+	subs   []tapSubscriber
+}
+
+// NewTracker returns a Tracker that has seen no connection yet.
+func NewTracker() *Tracker {
+	t := &Tracker{live: &liveness{}, czxids: &czxids{}, onWire: &onWire{}}
+	t.subs = []tapSubscriber{t.live, t.czxids, t.onWire}
+	return t
+}
+
+// Dial returns c, a connection go-zookeeper dialed, as a tracked
+// connection. Each call starts a new connection generation: frames of an
+// earlier connection no longer count.
+func (t *Tracker) Dial(c net.Conn) net.Conn {
+	conn, resumed := t.live.connecting()
+	if !resumed {
+		return &bufferedConn{Conn: newTap(c, conn, t.subs)}
+	}
+	g := &gatedConn{wait: setWatchesWait, open: make(chan struct{})}
+	g.Conn = &bufferedConn{Conn: newTap(c, conn, append(slices.Clip(t.subs), g))}
+	return g
+}
+
+// Written returns a channel closed once a create request for path has
+// been written to the connection; stop forgets it. A request queued on
+// the session after that is answered after the create (the server answers
+// a session in order): this is how the recipe pipelines a listing behind
+// its create.
+func (t *Tracker) Written(path string) (written <-chan struct{}, stop func()) {
+	return t.onWire.notify(path)
+}
+
+// Created returns, and forgets, the czxid of the node created by a
+// request for path (the lease's fencing token), or 0 if the wire did not
+// show it.
+func (t *Tracker) Created(path string) int64 { return t.czxids.take(path) }
+
+// SessionID returns the session id of the last connect response that
+// carried one.
+func (t *Tracker) SessionID() int64 { return t.live.sessionID() }
+
+// Snapshot returns the latest moment at which the server is known to have
+// heard from us (the anchor), and the negotiated session timeout.
+func (t *Tracker) Snapshot() (anchor time.Time, timeout time.Duration) { return t.live.snapshot() }
+
+// Established returns the session of the last connect response and the
+// send time of its connect request: a session is created, and resumed on
+// another server, by the leader, so that is a moment the leader is known
+// to have heard from it.
+func (t *Tracker) Established() (sid int64, sent time.Time) { return t.live.established() }
