@@ -2,8 +2,6 @@ package zklock
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -20,12 +19,12 @@ import (
 // leaving an orphan or queueing twice.
 func (w *waiter) create(ctx context.Context) error {
 	c := w.c
-	id := newUUID()
+	id := layout.NewID()
 	mark := w.cfg.layout
 	if mark == "" {
-		mark = marker(w.cfg.mode)
+		mark = layout.Marker(layout.Kind(w.cfg.mode))
 	}
-	prefix := w.target.parent + "/" + protectedPrefix + id + "-" + mark
+	prefix := w.target.parent + "/" + layout.ProtectedPrefix + id + "-" + mark
 	mayExist := false // a create whose outcome is unknown may have made a node
 	w.n = nil         // a new node knows nothing of the last one (see wait)
 	ended := make(chan struct{})
@@ -105,7 +104,7 @@ func (w *waiter) findByID(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	for _, n := range names {
-		if protectedID(n) == id {
+		if layout.ProtectedID(n) == id {
 			return n, nil
 		}
 	}
@@ -396,24 +395,6 @@ func (c *Client) makeNode(ctx context.Context, p string, data []byte, container 
 		return err
 	}
 	return errs.Map(err)
-}
-
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
 }
 
 // queueData is the data a new queue znode is created with.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -105,7 +106,7 @@ func (c *Client) cleanupByID(parent, id string, sid int64, keep string) {
 			switch {
 			case err == nil:
 				for _, n := range names {
-					if protectedID(n) == id && n != keep {
+					if layout.ProtectedID(n) == id && n != keep {
 						_ = c.deleteNode(ctx, parent+"/"+n, sid)
 					}
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 )
 
 // Downgrade turns a held write (or exclusive) lease into a read lease
@@ -73,14 +74,14 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 		return nil, err
 	}
 	oldName := old.path[len(old.parent)+1:]
-	i := slices.IndexFunc(kids, func(k child) bool { return k.name == oldName })
-	j := slices.IndexFunc(kids, func(k child) bool { return k.name == w.n.name })
+	i := slices.IndexFunc(kids, func(k layout.Child) bool { return k.Name == oldName })
+	j := slices.IndexFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name })
 	if i < 0 || j < 0 {
 		w.fail(ErrLeaseLost)
 		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrLeaseLost)
 	}
 	for _, k := range kids[i+1 : j] {
-		if k.mode != Read {
+		if k.Kind != layout.Read {
 			w.fail(ErrDowngradeBlocked)
 			return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
 		}

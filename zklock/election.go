@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -142,11 +143,11 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			}
 			return Leader{}, nil, errs.Map(err)
 		}
-		kids, _ := sortChildren(r.names)
+		kids, _ := layout.Sort(r.names)
 		if len(kids) == 0 {
 			return Leader{}, r.ch, ErrNoLeader
 		}
-		path := parent + "/" + kids[0].name
+		path := parent + "/" + kids[0].Name
 		type node struct {
 			data []byte
 			stat *zk.Stat

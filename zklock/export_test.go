@@ -24,7 +24,7 @@ func MemoryQueue(m *MemoryLocker, resource string) []MemoryNode {
 	var out []MemoryNode
 	if q := m.queues[resource]; q != nil {
 		for _, n := range q.nodes {
-			out = append(out, MemoryNode{Path: n.path(), Seq: n.seq, Mode: n.mode, Label: n.label, Token: n.seq})
+			out = append(out, MemoryNode{Path: n.path(), Seq: n.Seq, Mode: Mode(n.Kind), Label: n.label, Token: n.Seq})
 		}
 	}
 	return out

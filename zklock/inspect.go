@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -77,7 +78,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 	if err != nil {
 		return nil, errs.Map(err)
 	}
-	kids, unknown := sortChildren(names)
+	kids, unknown := layout.Sort(names)
 	q.Unknown = unknown
 	nodes := make([]QueueNode, len(kids))
 	readErrs := make([]error, len(kids))
@@ -85,7 +86,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 	sem := make(chan struct{}, 32) // requests in flight: go-zookeeper pipelines them
 	for i, k := range kids {
 		n := &nodes[i]
-		*n = QueueNode{Name: k.name, Path: parent + "/" + k.name, Seq: k.seq, Mode: k.mode}
+		*n = QueueNode{Name: k.Name, Path: parent + "/" + k.Name, Seq: k.Seq, Mode: Mode(k.Kind)}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -112,7 +113,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	var live []child
+	var live []layout.Child
 	for i, n := range nodes {
 		switch {
 		case readErrs[i] == nil:
@@ -128,7 +129,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 	// Decide holders over the nodes that still exist: one released during
 	// the reads must not leave its successor looking like a waiter.
 	for i := range q.Nodes {
-		q.Nodes[i].Holder, _ = rule(live, i, cfg.limit)
+		q.Nodes[i].Holder, _ = layout.Rule(live, i, cfg.limit)
 	}
 	return q, nil
 }

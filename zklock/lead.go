@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 )
 
 // LeadOption configures Lead: RawPath, StopOnError, RequeueDelay,
@@ -43,7 +45,7 @@ func RequeueDelay(d time.Duration) LeadOption {
 // a LeaderSelector (with RawPath, on the path the Java service uses).
 func MutexLayout() LeadOption {
 	return leadFunc(func(c *leadConfig) {
-		c.acquire = append(c.acquire, acquireFunc(func(a *acquireConfig) { a.layout = markLock }))
+		c.acquire = append(c.acquire, acquireFunc(func(a *acquireConfig) { a.layout = layout.MarkLock }))
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 )
 
 // MemoryLocker is an in-process Locker with the semantics of the ZooKeeper
@@ -41,14 +42,14 @@ type memQueue struct {
 // part of a lease (st set), or of an acquire still waiting for its other
 // parts.
 type memNode struct {
-	child
+	layout.Child
 	key   string
 	label string
 	w     *memWaiter
 	st    *leaseState
 }
 
-func (n *memNode) path() string { return n.key + "/" + n.name }
+func (n *memNode) path() string { return n.key + "/" + n.Name }
 
 // memWaiter is an acquire waiting for one node to hold.
 type memWaiter struct {
@@ -145,13 +146,13 @@ func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg
 				return err
 			}
 			pos = slices.Index(m.queues[key].nodes, n)
-			events = append(events, Event{Kind: EventEnqueued, ID: st.id, Resource: key, Resources: st.resources, Mode: cfg.mode, Path: n.path(), Position: pos, Token: n.seq})
+			events = append(events, Event{Kind: EventEnqueued, ID: st.id, Resource: key, Resources: st.resources, Mode: cfg.mode, Path: n.path(), Position: pos, Token: n.Seq})
 		} else if p := slices.Index(m.queues[key].nodes, n); p != pos {
 			pos = p
-			events = append(events, Event{Kind: EventPosition, ID: st.id, Resource: key, Resources: st.resources, Mode: cfg.mode, Path: n.path(), Position: pos, Token: n.seq})
+			events = append(events, Event{Kind: EventPosition, ID: st.id, Resource: key, Resources: st.resources, Mode: cfg.mode, Path: n.path(), Position: pos, Token: n.Seq})
 		}
 		if m.holdsLocked(n) {
-			if !st.addHold(&heldNode{resource: key, parent: key, path: n.path(), token: n.seq}) {
+			if !st.addHold(&heldNode{resource: key, parent: key, path: n.path(), token: n.Seq}) {
 				m.removeLocked(n) // another part was lost meanwhile
 				m.mu.Unlock()
 				report()
@@ -207,7 +208,7 @@ func (m *MemoryLocker) enqueueLocked(w *memWaiter, key string, cfg acquireConfig
 		q.limit = cfg.limit
 	}
 	m.seq++
-	n := &memNode{child: child{name: fmt.Sprintf("mem-%s%010d", marker(cfg.mode), m.seq), seq: m.seq, mode: cfg.mode},
+	n := &memNode{Child: layout.Child{Name: fmt.Sprintf("mem-%s%010d", layout.Marker(layout.Kind(cfg.mode)), m.seq), Seq: m.seq, Kind: layout.Kind(cfg.mode)},
 		key: key, label: cfg.label, w: w}
 	q.nodes = append(q.nodes, n)
 	return n, nil
@@ -217,11 +218,11 @@ func (m *MemoryLocker) enqueueLocked(w *memWaiter, key string, cfg acquireConfig
 func (m *MemoryLocker) holdsLocked(n *memNode) bool {
 	q := m.queues[n.key]
 	i := slices.Index(q.nodes, n)
-	kids := make([]child, i+1)
+	kids := make([]layout.Child, i+1)
 	for j, x := range q.nodes[:i+1] {
-		kids[j] = x.child
+		kids[j] = x.Child
 	}
-	held, _ := rule(kids, i, q.limit)
+	held, _ := layout.Rule(kids, i, q.limit)
 	return held
 }
 
@@ -255,7 +256,7 @@ func (m *MemoryLocker) findLocked(path string) *memNode {
 	}
 	if q := m.queues[path[:i]]; q != nil {
 		for _, n := range q.nodes {
-			if n.name == path[i+1:] {
+			if n.Name == path[i+1:] {
 				return n
 			}
 		}
@@ -350,7 +351,7 @@ func (m *MemoryLocker) downgrade(ctx context.Context, l *Lease) (*Lease, error) 
 		if i := slices.IndexFunc(q.nodes, func(n *memNode) bool { return n.st == st }); i >= 0 {
 			old = q.nodes[i]
 			for _, n := range q.nodes[i+1:] {
-				if n.mode != Read {
+				if n.Kind != layout.Read {
 					m.mu.Unlock()
 					return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
 				}
@@ -364,17 +365,17 @@ func (m *MemoryLocker) downgrade(ctx context.Context, l *Lease) (*Lease, error) 
 	// Only readers are behind the write node: a read node at the back
 	// holds once the write node is gone.
 	m.seq++
-	n := &memNode{child: child{name: fmt.Sprintf("mem-%s%010d", marker(Read), m.seq), seq: m.seq, mode: Read},
+	n := &memNode{Child: layout.Child{Name: fmt.Sprintf("mem-%s%010d", layout.Marker(layout.Read), m.seq), Seq: m.seq, Kind: layout.Read},
 		key: key, st: rs}
 	q.nodes = append(q.nodes, n)
-	_ = rs.addHold(&heldNode{resource: key, parent: key, path: n.path(), token: n.seq}) // rs is new: cannot have ended
+	_ = rs.addHold(&heldNode{resource: key, parent: key, path: n.path(), token: n.Seq}) // rs is new: cannot have ended
 	m.removeLocked(old)
 	m.mu.Unlock()
 
 	rs.mu.Lock()
 	rs.acquired = time.Now()
 	rs.mu.Unlock()
-	m.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Resources: rs.resources, Mode: Read, Path: n.path(), Token: n.seq, Time: rs.acquired})
+	m.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Resources: rs.resources, Mode: Read, Path: n.path(), Token: n.Seq, Time: rs.acquired})
 	_ = l.Release(ctx) // its node is gone already: this ends the write lease as released
 	return &Lease{st: rs}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -41,13 +42,13 @@ type nodeVersion struct {
 // (the queue up to our node, idx >= limit), until a node ahead of it may
 // have gone or started holding, after which the queue is listed again. It
 // returns nil if that may have happened already.
-func (w *waiter) awaitSlot(ctx context.Context, kids []child, idx int) (*parked, error) {
+func (w *waiter) awaitSlot(ctx context.Context, kids []layout.Child, idx int) (*parked, error) {
 	w.n.wait = waitFor{kind: waitSlot}
 	parent := w.target.parent + "/"
 	if idx == w.cfg.limit {
 		paths := make([]string, idx)
 		for i, k := range kids[:idx] {
-			paths[i] = parent + k.name
+			paths[i] = parent + k.Name
 		}
 		return w.watchAny(ctx, paths, false)
 	}
@@ -62,7 +63,7 @@ func (w *waiter) awaitSlot(ctx context.Context, kids []child, idx int) (*parked,
 			return nil, err
 		}
 	}
-	return w.watchAny(ctx, []string{parent + kids[idx-1].name}, true)
+	return w.watchAny(ctx, []string{parent + kids[idx-1].Name}, true)
 }
 
 // watchAny sets a data watch on each path (the requests are pipelined) and

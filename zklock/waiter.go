@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 )
 
 // waiter is one acquire's journey through a resource's queue. It may take
@@ -95,7 +96,7 @@ type waitFor struct {
 	prev *nodeEntry // waitLocal, waitLease: the node of ours ahead
 	// ahead: the nodes ahead of ours that remain once the wait is over,
 	// with keep.
-	ahead []child
+	ahead []layout.Child
 	kind  waitKind
 	own   bool // waitPred: our node is watched with it
 	// keep: go on from the nodes in ahead, then ours, instead of listing
@@ -176,7 +177,7 @@ func (w *waiter) queue(ctx context.Context) (*parked, error) {
 func (w *waiter) resume(ctx context.Context, woke wake) (*parked, error) {
 	p, err := w.woken(ctx, woke)
 	if err == nil && p == nil {
-		var kids []child
+		var kids []layout.Child
 		if kids, err = w.next(ctx); err == nil {
 			return w.look(ctx, kids)
 		}
@@ -191,13 +192,13 @@ func (w *waiter) resume(ctx context.Context, woke wake) (*parked, error) {
 // including ours, in order) until our node holds the lock (nil, nil), the
 // acquire fails, or it must wait for a node ahead: it then returns what to
 // wait for, and w.n.wait says where to go on from.
-func (w *waiter) look(ctx context.Context, kids []child) (*parked, error) {
+func (w *waiter) look(ctx context.Context, kids []layout.Child) (*parked, error) {
 	for {
-		idx := slices.IndexFunc(kids, func(k child) bool { return k.name == w.n.name })
+		idx := slices.IndexFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name })
 		if idx < 0 {
 			return nil, errRestart
 		}
-		held, watch := rule(kids, idx, w.cfg.limit)
+		held, watch := layout.Rule(kids, idx, w.cfg.limit)
 		w.report(ctx, idx)
 		if held {
 			return nil, w.hold(ctx)
@@ -222,16 +223,16 @@ func (w *waiter) look(ctx context.Context, kids []child) (*parked, error) {
 // ahead sets up the wait for the node at index watch of kids, ahead of
 // ours at idx, and returns what to park on, or nil if that node is gone
 // already.
-func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*parked, error) {
+func (w *waiter) ahead(ctx context.Context, kids []layout.Child, idx, watch int) (*parked, error) {
 	if w.cfg.mode == Semaphore {
 		return w.awaitSlot(ctx, kids, idx)
 	}
-	pred := w.target.parent + "/" + kids[watch].name
+	pred := w.target.parent + "/" + kids[watch].Name
 	if p := w.c.ownNode(ctx, pred, w.sid); p != nil && provesFirst(p.mode) {
 		// If pred held, nothing is ahead of it, so nothing but what lies
 		// between it and us (readers, if we read): keep only that, not
 		// the snapshot (see below).
-		var between []child
+		var between []layout.Child
 		if watch+1 < idx {
 			between = slices.Clone(kids[watch+1 : idx])
 		}
@@ -242,8 +243,8 @@ func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*park
 	// deletion hands us the lock without another round trip. That
 	// hand-off relies on a watch on our own node, set with pred's.
 	rest := slices.Delete(slices.Clone(kids), watch, watch+1)
-	direct, _ := rule(rest, idx-1, w.cfg.limit)
-	var others []child
+	direct, _ := layout.Rule(rest, idx-1, w.cfg.limit)
+	var others []layout.Child
 	if direct && idx > 1 {
 		// A direct hand-off goes on from what else lies ahead of us in
 		// the snapshot (readers, if we read). Otherwise nothing of the
@@ -264,14 +265,14 @@ func (w *waiter) ahead(ctx context.Context, kids []child, idx, watch int) (*park
 
 // next returns the queue to go on with once a wait is over: what the wait
 // left of the snapshot (see waitFor), or a new listing.
-func (w *waiter) next(ctx context.Context) ([]child, error) {
+func (w *waiter) next(ctx context.Context) ([]layout.Child, error) {
 	keep := w.n.wait.keep && w.handoffSafe()
 	wf := w.n.wait
 	w.n.wait = waitFor{}
 	if !keep {
 		return w.list(ctx)
 	}
-	me, _ := parseChild(w.n.name)
+	me, _ := layout.Parse(w.n.name)
 	return append(wf.ahead, me), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -24,7 +25,7 @@ import (
 // queue, relies on a watch on our own node, set here first; and it waits
 // until pred's lease has ended, so its holder is told (Done closed,
 // contexts cancelled) before we hold (see woken).
-func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []child) (*parked, error) {
+func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []layout.Child) (*parked, error) {
 	if !w.n.ownWatched {
 		if _, err := w.watchOwn(ctx); err != nil {
 			return nil, err
@@ -136,7 +137,7 @@ func (w *waiter) watchLocal(ctx context.Context, pred *nodeEntry) error {
 func (c *Client) ownNode(ctx context.Context, path string, sid int64) *nodeEntry {
 	c.mu.Lock()
 	e := c.nodes[path]
-	ended := c.creates[protectedID(path[strings.LastIndexByte(path, '/')+1:])]
+	ended := c.creates[layout.ProtectedID(path[strings.LastIndexByte(path, '/')+1:])]
 	c.mu.Unlock()
 	if e == nil && ended != nil {
 		select {
@@ -162,15 +163,15 @@ func provesFirst(m Mode) bool { return m == Exclusive || m == Write || m == Elec
 // firstLook reads the queue (the listing taken with the create, when there
 // is one). If the create reply gave no fencing token, it also reads our
 // node for its czxid, which sets the watch on it.
-func (w *waiter) firstLook(ctx context.Context) ([]child, error) {
-	var kids []child
+func (w *waiter) firstLook(ctx context.Context) ([]layout.Child, error) {
+	var kids []layout.Child
 	if listed := w.n.listed; listed != nil {
 		w.n.listed = nil
 		var err error
 		if kids, err = w.view(listed); err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(kids, func(k child) bool { return k.name == w.n.name }) {
+		if !slices.ContainsFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name }) {
 			// Cannot happen if the server answered in order; never
 			// take a missing node for a deleted one on this listing
 			// (that would queue us twice): list again.
@@ -213,7 +214,7 @@ func (w *waiter) watchOwn(ctx context.Context) (*zk.Stat, error) {
 
 // list reads the queue's children, retrying across connection loss while
 // the session lives.
-func (w *waiter) list(ctx context.Context) ([]child, error) {
+func (w *waiter) list(ctx context.Context) ([]layout.Child, error) {
 	names, err := retryRead(ctx, w, func() ([]string, error) {
 		n, _, err := w.c.conn.Children(w.target.parent)
 		return n, err
@@ -227,8 +228,8 @@ func (w *waiter) list(ctx context.Context) ([]child, error) {
 // view parses a listing of our queue as our node sees it: the nodes up to
 // and including ours, in order. A child that cannot be ordered fails the
 // acquire (ErrUnknownNode).
-func (w *waiter) view(names []string) ([]child, error) {
-	kids, unknown, behind := sortAhead(names, w.n.name)
+func (w *waiter) view(names []string) ([]layout.Child, error) {
+	kids, unknown, behind := layout.SortAhead(names, w.n.name)
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		return nil, fmt.Errorf("%w: %s/%s (and %d more): it has no sequence number, so it may hold the lock",

@@ -1,14 +1,35 @@
-package zklock
+// Package layout knows the names of lock nodes and the order of a queue:
+// Curator's, kazoo's, go-zookeeper's and ZooKeeper's own layouts, protected
+// names (Curator's "_c_<uuid>-"), and the rule that says which node of a
+// sorted queue holds and which earlier node a waiter watches. The
+// ZooKeeper recipe, the MemoryLocker and Inspect all apply this one rule.
+// Pure functions; it imports nothing of the module.
+package layout
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"slices"
 	"strings"
 )
 
+// Kind is the kind of lock a node asks for. Its values are zklock.Mode's,
+// in the same order (zklock converts one to the other).
+type Kind int
+
+// Kinds of lock node.
+const (
+	Exclusive Kind = iota
+	Read
+	Write
+	Semaphore
+	Election
+)
+
 // Node name layouts. Sequence numbers are the 10 digits ZooKeeper appends.
 const (
-	protectedPrefix = "_c_"   // Curator's protected-name prefix, followed by a UUID and "-"
-	markLock        = "lock-" // Curator InterProcessMutex, go-zookeeper zk.Lock
+	ProtectedPrefix = "_c_"   // Curator's protected-name prefix, followed by a UUID and "-"
+	MarkLock        = "lock-" // Curator InterProcessMutex, go-zookeeper zk.Lock
 	markRead        = "__READ__"
 	markWrite       = "__WRIT__"
 	markKazooLock   = "__lock__"
@@ -18,16 +39,16 @@ const (
 	seqDigits       = 10
 )
 
-// child is one parsed lock node in a resource's queue.
-type child struct {
-	name string
-	seq  int64
-	mode Mode // Exclusive, Read, Write or Semaphore
+// Child is one parsed lock node in a resource's queue.
+type Child struct {
+	Name string
+	Seq  int64
+	Kind Kind
 }
 
-// marker returns the name part that precedes the sequence for a mode.
-func marker(m Mode) string {
-	switch m {
+// Marker returns the name part that precedes the sequence for a kind.
+func Marker(k Kind) string {
+	switch k {
 	case Read:
 		return markRead
 	case Write:
@@ -37,12 +58,12 @@ func marker(m Mode) string {
 	case Election:
 		return markLatch
 	}
-	return markLock
+	return MarkLock
 }
 
-// parseChild parses a lock node name. The sequence number is the ten
+// Parse parses a lock node name. The sequence number is the ten
 // digits ZooKeeper appends to a sequential node's name; the text before it
-// says the mode: Curator's and go-zookeeper's "lock-", Curator's
+// says the kind: Curator's and go-zookeeper's "lock-", Curator's
 // "__READ__"/"__WRIT__", kazoo's "__lock__"/"__rlock__", zklock's "sema-",
 // Curator's LeaderLatch "latch-", and ZooKeeper's own WriteLock recipe
 // ("x-<sessionId>-"). A name with a sequence number and none of these
@@ -51,16 +72,16 @@ func marker(m Mode) string {
 // sequence number cannot be ordered; ok is then false and the caller fails
 // (see unknownNodeError): never grant a lock past a node you do not
 // understand.
-func parseChild(name string) (child, bool) {
+func Parse(name string) (Child, bool) {
 	if len(name) < seqDigits {
-		return child{}, false
+		return Child{}, false
 	}
 	digits := name[len(name)-seqDigits:]
 	var seq int64
 	for i := 0; i < len(digits); i++ {
 		d := digits[i]
 		if d < '0' || d > '9' {
-			return child{}, false
+			return Child{}, false
 		}
 		seq = seq*10 + int64(d-'0')
 	}
@@ -76,16 +97,16 @@ func parseChild(name string) (child, bool) {
 	case strings.HasSuffix(head, markLatch):
 		m = Election
 	}
-	return child{name: name, seq: seq, mode: m}, true
+	return Child{Name: name, Seq: seq, Kind: m}, true
 }
 
-// protectedID returns the UUID of a Curator-style protected name
+// ProtectedID returns the UUID of a Curator-style protected name
 // ("_c_<uuid>-..."), or "" when the name is not protected.
-func protectedID(name string) string {
-	if !strings.HasPrefix(name, protectedPrefix) {
+func ProtectedID(name string) string {
+	if !strings.HasPrefix(name, ProtectedPrefix) {
 		return ""
 	}
-	rest := name[len(protectedPrefix):]
+	rest := name[len(ProtectedPrefix):]
 	i := strings.IndexByte(rest, '-')
 	// A UUID has dashes of its own: take the fixed 36-character form when
 	// present, else (go-zookeeper's 32 hex digits) up to the first dash.
@@ -98,70 +119,70 @@ func protectedID(name string) string {
 	return rest[:i]
 }
 
-// sortChildren parses names, returns the lock nodes in sequence order and
+// Sort parses names, returns the lock nodes in sequence order and
 // the names that have no sequence number.
-func sortChildren(names []string) (kids []child, unknown []string) {
-	kids = make([]child, 0, len(names))
+func Sort(names []string) (kids []Child, unknown []string) {
+	kids = make([]Child, 0, len(names))
 	for _, n := range names {
-		if c, ok := parseChild(n); ok {
+		if c, ok := Parse(n); ok {
 			kids = append(kids, c)
 		} else {
 			unknown = append(unknown, n)
 		}
 	}
-	slices.SortFunc(kids, compareChildren)
+	slices.SortFunc(kids, Compare)
 	return kids, unknown
 }
 
-// sortAhead is sortChildren for the waiter whose node is named ours: it
+// SortAhead is Sort for the waiter whose node is named ours: it
 // keeps only the nodes up to and including ours, since nothing behind a
-// node bears on whether it holds or what it watches (see rule). A waiter
+// node bears on whether it holds or what it watches (see Rule). A waiter
 // near the head of a long queue then sorts next to nothing. behind reports
 // whether any node lies behind ours.
-func sortAhead(names []string, ours string) (kids []child, unknown []string, behind bool) {
-	me, ok := parseChild(ours)
+func SortAhead(names []string, ours string) (kids []Child, unknown []string, behind bool) {
+	me, ok := Parse(ours)
 	if !ok {
-		kids, unknown = sortChildren(names)
+		kids, unknown = Sort(names)
 		return kids, unknown, false
 	}
 	for _, n := range names {
-		c, ok := parseChild(n)
+		c, ok := Parse(n)
 		switch {
 		case !ok:
 			unknown = append(unknown, n)
-		case compareChildren(c, me) <= 0:
+		case Compare(c, me) <= 0:
 			kids = append(kids, c)
 		default:
 			behind = true
 		}
 	}
-	slices.SortFunc(kids, compareChildren)
+	slices.SortFunc(kids, Compare)
 	return kids, unknown, behind
 }
 
-// compareChildren orders nodes by sequence number, then name.
-func compareChildren(a, b child) int {
+// Compare orders nodes by sequence number, then name.
+func Compare(a, b Child) int {
 	switch {
-	case a.seq < b.seq:
+	case a.Seq < b.Seq:
 		return -1
-	case a.seq > b.seq:
+	case a.Seq > b.Seq:
 		return 1
 	}
-	return strings.Compare(a.name, b.name)
+	return strings.Compare(a.Name, b.Name)
 }
 
-// rule decides, for the node at index i of a sorted queue, whether it holds
+// Rule decides, for the node at index i of a sorted queue, whether it holds
 // the lock and, if not, which earlier node it must watch. Exactly one node
 // is watched, so each hand-off wakes only a waiter that may proceed next.
 // A semaphore waiter watches more than its predecessor when it is first in
-// line (see awaitSlot); rule names its predecessor.
-func rule(kids []child, i int, limit int) (held bool, watch int) {
-	switch kids[i].mode {
+// line (see awaitSlot); Rule names its predecessor.
+func Rule(kids []Child, i int, limit int) (held bool, watch int) {
+	switch kids[i].Kind {
 	case Read:
 		// A reader holds unless a writer or exclusive node is ahead; it
 		// watches the nearest such node.
 		for j := i - 1; j >= 0; j-- {
-			if kids[j].mode != Read {
+			if kids[j].Kind != Read {
 				return false, j
 			}
 		}
@@ -180,4 +201,24 @@ func rule(kids []child, i int, limit int) (held bool, watch int) {
 		}
 		return false, i - 1
 	}
+}
+
+// NewID returns a random UUID (version 4) for a protected name: it lets a
+// client find its own node after a lost create reply.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], b[10:])
+	return string(s[:])
 }

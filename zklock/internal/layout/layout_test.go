@@ -1,4 +1,4 @@
-package zklock
+package layout
 
 import (
 	"fmt"
@@ -8,19 +8,19 @@ import (
 )
 
 func TestParseChild(t *testing.T) {
-	for name, want := range map[string]child{
-		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-0000000007": {seq: 7, mode: Exclusive},
-		"lock-0000000012": {seq: 12, mode: Exclusive}, // go-zookeeper zk.Lock
-		"_c_0123456789abcdef0123456789abcdef-lock-0000000003":        {seq: 3, mode: Exclusive},
-		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__READ__0000000001": {seq: 1, mode: Read},
-		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__WRIT__0000000002": {seq: 2, mode: Write},
-		"0123456789abcdef0123456789abcdef__lock__0000000004":         {seq: 4, mode: Write}, // kazoo
-		"0123456789abcdef0123456789abcdef__rlock__0000000005":        {seq: 5, mode: Read},
-		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-sema-0000000009":    {seq: 9, mode: Semaphore},
+	for name, want := range map[string]Child{
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-0000000007": {Seq: 7, Kind: Exclusive},
+		"lock-0000000012": {Seq: 12, Kind: Exclusive}, // go-zookeeper zk.Lock
+		"_c_0123456789abcdef0123456789abcdef-lock-0000000003":        {Seq: 3, Kind: Exclusive},
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__READ__0000000001": {Seq: 1, Kind: Read},
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-__WRIT__0000000002": {Seq: 2, Kind: Write},
+		"0123456789abcdef0123456789abcdef__lock__0000000004":         {Seq: 4, Kind: Write}, // kazoo
+		"0123456789abcdef0123456789abcdef__rlock__0000000005":        {Seq: 5, Kind: Read},
+		"_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-sema-0000000009":    {Seq: 9, Kind: Semaphore},
 	} {
-		got, ok := parseChild(name)
-		if !ok || got.seq != want.seq || got.mode != want.mode {
-			t.Errorf("parseChild(%q) = %+v, %v; want %+v", name, got, ok, want)
+		got, ok := Parse(name)
+		if !ok || got.Seq != want.Seq || got.Kind != want.Kind {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", name, got, ok, want)
 		}
 	}
 	// Another recipe's sequential nodes count as exclusive nodes in order:
@@ -31,13 +31,13 @@ func TestParseChild(t *testing.T) {
 		"0000000001":                     1,
 		"member_0000000002":              2,
 	} {
-		if got, ok := parseChild(name); !ok || got.seq != seq || got.mode != Exclusive {
-			t.Errorf("parseChild(%q) = %+v, %v; want an exclusive node with seq %d", name, got, ok, seq)
+		if got, ok := Parse(name); !ok || got.Seq != seq || got.Kind != Exclusive {
+			t.Errorf("Parse(%q) = %+v, %v; want an exclusive node with seq %d", name, got, ok, seq)
 		}
 	}
 	for _, bad := range []string{"", "lease_holder", "lock-12", "lock-00000000x1", "leases", "000000001"} {
-		if c, ok := parseChild(bad); ok {
-			t.Errorf("parseChild(%q) = %+v, want no layout", bad, c)
+		if c, ok := Parse(bad); ok {
+			t.Errorf("Parse(%q) = %+v, want no layout", bad, c)
 		}
 	}
 }
@@ -48,8 +48,8 @@ func TestProtectedID(t *testing.T) {
 		"_c_0123456789abcdef0123456789abcdef-lock-0000000003":     "0123456789abcdef0123456789abcdef",
 		"lock-0000000012": "",
 	} {
-		if got := protectedID(name); got != want {
-			t.Errorf("protectedID(%q) = %q, want %q", name, got, want)
+		if got := ProtectedID(name); got != want {
+			t.Errorf("ProtectedID(%q) = %q, want %q", name, got, want)
 		}
 	}
 }
@@ -59,12 +59,12 @@ func TestSortAndRule(t *testing.T) {
 		"x__rlock__0000000005", "_c_a-__WRIT__0000000003", "_c_b-__READ__0000000001",
 		"_c_c-__READ__0000000002", "lease_holder", "_c_d-__READ__0000000004",
 	}
-	kids, unknown := sortChildren(names)
+	kids, unknown := Sort(names)
 	if len(unknown) != 1 || unknown[0] != "lease_holder" {
 		t.Fatalf("unknown = %v", unknown)
 	}
 	for i := 1; i < len(kids); i++ {
-		if kids[i-1].seq >= kids[i].seq {
+		if kids[i-1].Seq >= kids[i].Seq {
 			t.Fatalf("not sorted: %+v", kids)
 		}
 	}
@@ -75,20 +75,20 @@ func TestSortAndRule(t *testing.T) {
 	}
 	want := []res{{true, -1}, {true, -1}, {false, 1}, {false, 2}, {false, 2}}
 	for i := range kids {
-		h, w := rule(kids, i, 0)
+		h, w := Rule(kids, i, 0)
 		if h != want[i].held || w != want[i].watch {
-			t.Errorf("rule(%d: %s) = %v,%d; want %+v", i, kids[i].name, h, w, want[i])
+			t.Errorf("Rule(%d: %s) = %v,%d; want %+v", i, kids[i].Name, h, w, want[i])
 		}
 	}
-	sem, _ := sortChildren([]string{"a-sema-0000000001", "b-sema-0000000002", "c-sema-0000000003", "d-sema-0000000004"})
+	sem, _ := Sort([]string{"a-sema-0000000001", "b-sema-0000000002", "c-sema-0000000003", "d-sema-0000000004"})
 	for i, want := range []res{{true, -1}, {true, -1}, {false, 1}, {false, 2}} {
-		if h, w := rule(sem, i, 2); h != want.held || w != want.watch {
-			t.Errorf("semaphore(2) rule(%d) = %v,%d; want %+v", i, h, w, want)
+		if h, w := Rule(sem, i, 2); h != want.held || w != want.watch {
+			t.Errorf("semaphore(2) Rule(%d) = %v,%d; want %+v", i, h, w, want)
 		}
 	}
 }
 
-// A waiter's view of its queue (sortAhead) is exactly the prefix of the
+// A waiter's view of its queue (SortAhead) is exactly the prefix of the
 // whole sorted queue up to its own node, so rule decides the same on both,
 // for every node of random queues of every layout.
 func TestSortAheadIsPrefix(t *testing.T) {
@@ -102,22 +102,22 @@ func TestSortAheadIsPrefix(t *testing.T) {
 		}
 		names = append(names, "not-a-lock-node")
 		rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
-		all, unknownAll := sortChildren(names)
+		all, unknownAll := Sort(names)
 		for _, ours := range names {
-			kids, unknown, _ := sortAhead(names, ours)
+			kids, unknown, _ := SortAhead(names, ours)
 			if !slices.Equal(unknown, unknownAll) {
 				t.Fatalf("round %d: unknown %v, want %v", round, unknown, unknownAll)
 			}
-			i := slices.IndexFunc(all, func(c child) bool { return c.name == ours })
+			i := slices.IndexFunc(all, func(c Child) bool { return c.Name == ours })
 			if i < 0 {
-				continue // the unknown name: not a waiter
+				continue // the unknown Name: not a waiter
 			}
 			if !slices.Equal(kids, all[:i+1]) {
-				t.Fatalf("round %d: sortAhead(%s) = %v, want %v", round, ours, kids, all[:i+1])
+				t.Fatalf("round %d: SortAhead(%s) = %v, want %v", round, ours, kids, all[:i+1])
 			}
 			for _, limit := range []int{1, 3} {
-				h1, w1 := rule(kids, i, limit)
-				h2, w2 := rule(all, i, limit)
+				h1, w1 := Rule(kids, i, limit)
+				h2, w2 := Rule(all, i, limit)
 				if h1 != h2 || w1 != w2 {
 					t.Fatalf("round %d: rule differs for %s", round, ours)
 				}
