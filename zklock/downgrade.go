@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
+	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
 
 // Downgrade turns a held write (or exclusive) lease into a read lease
@@ -36,10 +36,11 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	if d, ok := st.owner.(downgrader); ok {
 		return d.downgrade(ctx, l)
 	}
-	c, ok := st.owner.(*Client)
+	b, ok := st.owner.(*zkBackend)
 	if !ok {
 		return nil, fmt.Errorf("%w: Downgrade needs a ZooKeeper lease", ErrInvalidOption)
 	}
+	c := b.c
 	st.mu.Lock()
 	if st.ended || st.releasing {
 		st.mu.Unlock()
@@ -59,67 +60,30 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	old := st.holds[0]
 	st.mu.Unlock()
 
-	rs := newLeaseState(c, nextID(), st.resources, Read)
-	a := &acquisition{b: c, cfg: acquireConfig{mode: Read}, id: rs.id, resources: rs.resources, st: rs}
-	w := &waiter{acquisition: a, c: c, target: &target{resource: old.resource, parent: old.parent}, sid: old.sessionID}
-	if err := w.create(ctx); err != nil {
-		if errors.Is(err, errRestart) {
-			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
-		}
-		return nil, err
-	}
-	kids, err := w.firstLook(ctx)
+	rs := newLeaseState(b, nextID(), st.resources, Read)
+	req := &queue.Request{Resource: old.resource, Parent: old.parent, Kind: layout.Read, Data: c.nodeData(acquireConfig{})}
+	w, err := c.q.Downgrade(ctx, req, old.path[len(old.parent)+1:], old.sessionID)
 	if err != nil {
-		w.fail(err)
 		return nil, err
-	}
-	oldName := old.path[len(old.parent)+1:]
-	i := slices.IndexFunc(kids, func(k layout.Child) bool { return k.Name == oldName })
-	j := slices.IndexFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name })
-	if i < 0 || j < 0 {
-		w.fail(ErrLeaseLost)
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrLeaseLost)
-	}
-	for _, k := range kids[i+1 : j] {
-		if k.Kind != layout.Read {
-			w.fail(ErrDowngradeBlocked)
-			return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
-		}
-	}
-	// The session may have expired while we made the read node (a pause,
-	// a partition): prove it to the leader before handing out a lease,
-	// as every grant does (waiter.hold), and make sure the write lease
-	// still stands.
-	if err := w.proveAlive(ctx); err != nil {
-		w.fail(err)
-		if errors.Is(err, errRestart) {
-			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
-		}
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
 	}
 	if err := l.Err(); err != nil {
-		w.fail(err)
+		w.Fail(err)
 		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
 	}
 	// Our read node holds as soon as the write node is gone.
-	c.mu.Lock()
-	w.n.entry.st = rs
-	w.n.entry.position.Store(0)
-	c.mu.Unlock()
-	_ = rs.addHold(&heldNode{resource: old.resource, parent: old.parent, path: w.n.path, token: w.n.token, sessionID: w.sid, entry: w.n.entry}) // rs is new: cannot have ended
-	if !w.n.ownWatched {
-		w.n.entry.watchLater(c, 0)
-	}
+	h := w.Held()
+	_ = rs.addHold(&heldNode{resource: old.resource, parent: old.parent, path: h.Path, token: h.Token, sessionID: h.SessionID, node: h.Node}) // rs is new: cannot have ended
+	w.Grant(rs)
 	rs.mu.Lock()
 	rs.acquired = time.Now()
 	rs.mu.Unlock()
-	c.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Resources: rs.resources, Mode: Read, Path: w.n.path, Token: w.n.token, SessionID: w.sid})
+	b.observe(ctx, Event{Kind: EventAcquired, ID: rs.id, Resource: rs.resource, Resources: rs.resources, Mode: Read, Path: h.Path, Token: h.Token, SessionID: h.SessionID})
 	if err := l.Release(ctx); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		// The read lease is held either way; the write node goes in the
 		// background.
-		c.log.Warn("zklock: downgrade: write node not yet deleted", "node", old.path, "err", err)
+		c.cfg.logger.Warn("zklock: downgrade: write node not yet deleted", "node", old.path, "err", err)
 	}
-	c.kick()
+	c.sess.Kick()
 	read := &Lease{st: rs}
 	if err := read.Err(); err != nil {
 		// The write node's delete waited for ZooKeeper (a partition, a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
+	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -52,7 +53,7 @@ func (c *Client) campaign(ctx context.Context, election string, value []byte, cf
 	if cfg.data == nil {
 		cfg.data = []byte{}
 	}
-	return c.acquire(ctx, []string{election}, cfg)
+	return acquireWith(ctx, c.b, []string{election}, cfg)
 }
 
 // Proclaim changes the value of the election this lease leads, without a
@@ -61,7 +62,7 @@ func (c *Client) campaign(ctx context.Context, election string, value []byte, cf
 // lease's Err once it has ended, and with ErrValueTooLarge.
 func (l *Lease) Proclaim(ctx context.Context, value []byte) error {
 	st := l.st
-	c, ok := st.owner.(*Client)
+	b, ok := st.owner.(*zkBackend)
 	if !ok || st.mode != Election {
 		return fmt.Errorf("%w: Proclaim needs a lease from Campaign or Lead", ErrInvalidOption)
 	}
@@ -74,7 +75,7 @@ func (l *Lease) Proclaim(ctx context.Context, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
-	_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(l.Path(), value, -1) })
+	_, err := session.Call(ctx, func() (*zk.Stat, error) { return b.c.Conn().Set(l.Path(), value, -1) })
 	switch {
 	case err == nil:
 		return nil
@@ -106,12 +107,12 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			names []string
 			ch    <-chan zk.Event
 		}
-		r, err := call(ctx, func() (res, error) {
+		r, err := session.Call(ctx, func() (res, error) {
 			if watch {
-				n, _, ch, err := c.conn.ChildrenW(parent)
+				n, _, ch, err := c.Conn().ChildrenW(parent)
 				return res{n, ch}, err
 			}
-			n, _, err := c.conn.Children(parent)
+			n, _, err := c.Conn().Children(parent)
 			return res{n, nil}, err
 		})
 		switch {
@@ -124,8 +125,8 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 				ok bool
 				ch <-chan zk.Event
 			}
-			e, err := call(ctx, func() (exists, error) {
-				ok, _, ch, err := c.conn.ExistsW(parent)
+			e, err := session.Call(ctx, func() (exists, error) {
+				ok, _, ch, err := c.Conn().ExistsW(parent)
 				return exists{ok, ch}, err
 			})
 			switch {
@@ -153,13 +154,13 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			stat *zk.Stat
 			ch   <-chan zk.Event
 		}
-		n, err := call(ctx, func() (node, error) {
+		n, err := session.Call(ctx, func() (node, error) {
 			if watch {
 				// the leader's value may change too (Proclaim)
-				data, stat, ch, err := c.conn.GetW(path)
+				data, stat, ch, err := c.Conn().GetW(path)
 				return node{data, stat, ch}, err
 			}
-			data, stat, err := c.conn.Get(path)
+			data, stat, err := c.Conn().Get(path)
 			return node{data, stat, nil}, err
 		})
 		data, stat := n.data, n.stat
@@ -212,7 +213,7 @@ func (c *Client) Observe(ctx context.Context, election string, opts ...QueueOpti
 				return
 			default:
 				// connection trouble: wait and look again
-				if _, err := c.waitReady(ctx); err != nil {
+				if _, err := c.sess.Wait(ctx); err != nil {
 					return
 				}
 				continue
@@ -224,7 +225,7 @@ func (c *Client) Observe(ctx context.Context, election string, opts ...QueueOpti
 			case <-ch:
 			case <-ctx.Done():
 				return
-			case <-c.closeCh:
+			case <-c.sess.Done():
 				return
 			}
 		}

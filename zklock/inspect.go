@@ -10,6 +10,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
+	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -68,8 +69,8 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 		return nil, err
 	}
 	q := &Queue{Resource: resource, Path: parent}
-	names, err := call(ctx, func() ([]string, error) {
-		n, _, err := c.conn.Children(parent)
+	names, err := session.Call(ctx, func() ([]string, error) {
+		n, _, err := c.Conn().Children(parent)
 		return n, err
 	})
 	if errors.Is(err, zk.ErrNoNode) {
@@ -95,7 +96,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			data, stat, err := c.conn.Get(n.Path)
+			data, stat, err := c.Conn().Get(n.Path)
 			if err != nil {
 				readErrs[i] = err
 				return
@@ -137,8 +138,8 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 // Resources lists the resources under the root whose names start with
 // prefix, sorted. Queues created with RawPath are not listed.
 func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error) {
-	names, err := call(ctx, func() ([]string, error) {
-		n, _, err := c.conn.Children(c.cfg.root)
+	names, err := session.Call(ctx, func() ([]string, error) {
+		n, _, err := c.Conn().Children(c.cfg.root)
 		return n, err
 	})
 	if errors.Is(err, zk.ErrNoNode) {

@@ -87,7 +87,7 @@ func (c *Client) Lead(ctx context.Context, election string, value []byte, fn fun
 			if !campaignAgain(err) {
 				return err
 			}
-			c.log.Warn("zklock: campaign failed; campaigning again", "election", election, "err", err)
+			c.cfg.logger.Warn("zklock: campaign failed; campaigning again", "election", election, "err", err)
 			if err := sleepCtx(ctx, delay); err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ func (c *Client) Lead(ctx context.Context, election string, value []byte, fn fun
 		case ferr != nil && cfg.stopOnError:
 			return ferr
 		case ferr != nil:
-			c.log.Warn("zklock: leader function failed; campaigning again", "election", election, "err", ferr)
+			c.cfg.logger.Warn("zklock: leader function failed; campaigning again", "election", election, "err", ferr)
 		}
 		if time.Since(start) < delay {
 			delay = min(2*delay, 32*cfg.delay) // fn returns at once: back off

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
 
 // heldNode is one held node of a lease (a multi-resource lease has several).
@@ -16,15 +18,14 @@ type heldNode struct {
 	path      string
 	token     int64
 	sessionID int64
-	entry     *nodeEntry
+	node      *queue.Node // the Client's record of it (nil for other backends)
 	// lender, if set, is the lease this node belongs to: the part was
 	// re-entered from a lease in the acquire's context (see borrow), and
 	// is given back to it, not deleted.
 	lender *leaseState
 }
 
-// releaser ends the holds of a lease; the ZooKeeper client and the
-// in-memory locker implement it.
+// releaser ends the holds of a lease; every backend implements it.
 type releaser interface {
 	releaseHolds(ctx context.Context, st *leaseState) error
 	dropHolds(st *leaseState) // after a loss, in the background: may run on ZooKeeper's event goroutine
@@ -149,6 +150,16 @@ func (st *leaseState) ownHolds() []*heldNode {
 		}
 	}
 	return hs
+}
+
+// ownNodes returns the Client's records of st's own nodes.
+func (st *leaseState) ownNodes() []*queue.Node {
+	hs := st.ownHolds()
+	ns := make([]*queue.Node, len(hs))
+	for i, h := range hs {
+		ns[i] = h.node
+	}
+	return ns
 }
 
 // Token is the fencing token: the czxid of the lease's node, which grows
@@ -296,3 +307,21 @@ func (st *leaseState) takeDriverHeld() Held {
 	st.driverHeld = nil
 	return h
 }
+
+// The lease is a queue.Holder: the Client's recipe tells it of its
+// nodes' loss.
+var _ queue.Holder = (*leaseState)(nil)
+
+// Lose ends the lease as lost (queue.Holder).
+func (st *leaseState) Lose(l queue.Loss) { st.lose(LossReason(l)) }
+
+// Released completes a release that the client's closing made complete
+// (queue.Holder).
+func (st *leaseState) Released() { st.finishRelease(context.Background()) }
+
+// RevokeRequested passes on a request to release the lease (queue.Holder).
+func (st *leaseState) RevokeRequested() { st.requestRevoke() }
+
+// Ended is closed once the lease has ended and its holder has been told
+// (queue.Holder): st.ctx is cancelled last (see end).
+func (st *leaseState) Ended() <-chan struct{} { return st.ctx.Done() }

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/zklockkit/zklockkit/zklock/internal/wire"
+	"github.com/zklockkit/zklockkit/zklock/internal/queue"
+	"github.com/zklockkit/zklockkit/zklock/internal/session"
 )
 
 // FuzzOwnerLabel checks the owner data zklock writes into every lock node
@@ -28,7 +29,7 @@ func FuzzOwnerLabel(f *testing.F) {
 	f.Add("x", uint32(MaxValueLen<<6|63), []byte(`{"pid":"not a number"}`))
 	f.Add(strings.Repeat("\\", 10), uint32(49_000<<6|63), []byte("{"))
 	host, _ := os.Hostname()
-	c := &Client{cfg: defaultClientConfig(), wire: wire.NewTracker(), nodes: map[string]*nodeEntry{}}
+	c := unconnectedClient()
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	f.Fuzz(func(t *testing.T, label string, repeat uint32, raw []byte) {
@@ -69,4 +70,15 @@ func FuzzOwnerLabel(f *testing.F) {
 			t.Fatalf("decodeOwner(%q) = %+v: not UTF-8", raw, o)
 		}
 	})
+}
+
+// unconnectedClient returns a Client with the default options whose
+// session never connected: an acquire under a cancelled context runs its
+// checks and stops before touching ZooKeeper.
+func unconnectedClient() *Client {
+	c := &Client{cfg: defaultClientConfig()}
+	c.b = &zkBackend{c: c}
+	c.sess = session.New(session.Config{SessionTimeout: c.cfg.sessionTimeout, Logger: c.cfg.logger})
+	c.q = queue.New(c.sess, queue.Config{Logger: c.cfg.logger})
+	return c
 }

@@ -5,13 +5,11 @@ import (
 	"errors"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/queue"
+	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
 	"github.com/go-zookeeper/zk"
 )
-
-// revokeMessage is the data Curator's Revoker writes into a holder's node
-// to ask it to release; zklock uses the same so the two interoperate.
-var revokeMessage = []byte("__REVOKE__")
 
 // RequestRelease asks the current holders of resource to release it, the
 // way Curator's Revoker.attemptRevoke does: it writes "__REVOKE__" into
@@ -24,7 +22,7 @@ func (c *Client) RequestRelease(ctx context.Context, resource string, opts ...Qu
 	}
 	n := 0
 	for _, h := range q.Holders() {
-		_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(h.Path, revokeMessage, -1) })
+		_, err := session.Call(ctx, func() (*zk.Stat, error) { return c.Conn().Set(h.Path, queue.RevokeMessage, -1) })
 		switch {
 		case err == nil:
 			n++

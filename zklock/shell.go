@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
 
 // backend is a lock backend under the acquire shell (acquireWith): the
@@ -66,17 +67,23 @@ type partTaker interface {
 	// next goes on from what ended the last park (woke), on a step's
 	// goroutine, until it must wait (p), every part is held (nil), or it
 	// failed (err: at part failed, whose node was on session sid).
-	next(woke wake) (p *parked, failed target, sid int64, err error)
+	next(woke queue.Wake) (p parker, failed target, sid int64, err error)
 	// waiting is the part waited for and its session, once next parked.
 	waiting() (target, int64)
 	// quick reports whether the step after a park that woke ended is
 	// likely to hold at once, with no request (a hand-off with no round
 	// trip): the acquiring goroutine runs it itself, sparing the hand-off
 	// two goroutine switches (see runStep).
-	quick(woke wake) bool
+	quick(woke queue.Wake) bool
 	// abandon ends a parked attempt nobody waits for any more: the
 	// acquiring goroutine's context ended (err).
 	abandon(err error)
+}
+
+// parker is what an acquire waits for between two steps: a *queue.Park
+// for the Client. Wait runs on the acquiring goroutine.
+type parker interface {
+	Wait() queue.Wake
 }
 
 // target is one resource of an acquire, resolved to its queue key.
@@ -118,7 +125,7 @@ func (a *acquisition) acquire() (*Lease, error) {
 	}
 	defer a.cancel()
 	for a.runStep() {
-		a.woke = a.parked.park()
+		a.woke = a.parked.Wait()
 	}
 	return a.result()
 }
@@ -143,11 +150,11 @@ type acquisition struct {
 	start  time.Time
 
 	// Written by the acquiring goroutine between steps.
-	woke   wake  // what ended the last park
-	gaveUp bool  // a step was given up (see runStep)
-	inline bool  // the step runs on the acquiring goroutine (see partTaker.quick)
-	at     int32 // the part the last step left waiting (an index in ts), -1 before
-	atSid  int64 // the session of its node
+	woke   queue.Wake // what ended the last park
+	gaveUp bool       // a step was given up (see runStep)
+	inline bool       // the step runs on the acquiring goroutine (see partTaker.quick)
+	at     int32      // the part the last step left waiting (an index in ts), -1 before
+	atSid  int64      // the session of its node
 	// Set by the steps.
 	started bool
 	direct  bool // err is for the caller as is (the acquire never began)
@@ -159,11 +166,11 @@ type acquisition struct {
 	parts   partTaker              // a stepper's, for this attempt
 
 	// The last step's outcome.
-	parked *parked // what to wait for, or nil: the acquire is over
-	whole  *Lease  // a lease of the caller's context re-entered
-	err    error   // why it failed, if it did
-	failed string  // the resource of the part it failed at
-	sid    int64   // the session of that part's node
+	parked parker // what to wait for, or nil: the acquire is over
+	whole  *Lease // a lease of the caller's context re-entered
+	err    error  // why it failed, if it did
+	failed string // the resource of the part it failed at
+	sid    int64  // the session of that part's node
 }
 
 // configure checks the acquire's options, and sets up its context: the
@@ -236,7 +243,7 @@ func (a *acquisition) step() {
 	for {
 		var err error
 		if a.parts != nil {
-			var p *parked
+			var p parker
 			var failed target
 			p, failed, a.sid, err = a.parts.next(a.woke)
 			if p != nil {
@@ -396,7 +403,6 @@ func queues(ts []target) []string {
 }
 
 var (
-	_ stepper = (*Client)(nil)
 	_ blocker = (*MemoryLocker)(nil)
 	_ blocker = (*driverLocker)(nil)
 )

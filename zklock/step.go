@@ -1,15 +1,10 @@
 package zklock
 
 import (
-	"context"
-	"errors"
-	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // A waiting acquire costs its caller's goroutine, parked. Go grows a
@@ -25,109 +20,9 @@ import (
 // a lease ending). A waiting lock then costs the smallest stack a
 // goroutine can have, 2 KiB, where the caller's own frames leave room.
 //
-// A step makes its requests on its own goroutine, one after another (see
-// inStep); the acquiring goroutine stops waiting for it when the acquire's
-// context ends (runStep).
-
-// parked is what an acquire waits for between two steps: one of ev, done
-// or evs, besides its node's end and its context's.
-type parked struct {
-	ev <-chan zk.Event // the watch on the node ahead (watch)
-	// done: a node of ours ahead going, or its lease ending (awaitLocal);
-	// with covered, the cover standing in for the watches on the node
-	// ahead and on ours firing (cover.go): the waiter then lists its queue.
-	// A cover fires when our node ends too, so a covered park has no gone.
-	done    <-chan struct{}
-	covered bool
-	last    zk.Event          // the event on ev that ended the park (see park)
-	evs     []<-chan zk.Event // the watches of a semaphore's first waiter (awaitSlot)
-	gone    <-chan struct{}   // our node's end (its deletion, the session's, Close)
-	end     <-chan struct{}   // the waiter's context's end
-}
-
-// wake says what ended a park.
-type wake uint8
-
-const (
-	wokeNone      wake = iota // no park yet
-	wokeFired                 // the watched node went, or the awaited channel closed
-	wokeChanged               // the watched node's data changed (or its watch channel closed)
-	wokeUnwatched             // the watch was dropped (go-zookeeper's EventNotWatching)
-	wokeClosing               // the watch was dropped as the client closes
-	wokeGone                  // our own node is known gone
-	wokeCover                 // the queue changed: the cover is spent
-	wokeEnded                 // the context ended
-)
-
-// eventWake says what a watch event means for a park.
-func eventWake(ev *zk.Event) wake {
-	switch {
-	case ev.Type == zk.EventNodeDeleted:
-		return wokeFired
-	case ev.Type == zk.EventNotWatching && errors.Is(ev.Err, zk.ErrClosing):
-		return wokeClosing
-	case ev.Type == zk.EventNotWatching:
-		return wokeUnwatched
-	}
-	return wokeChanged
-}
-
-// park waits, on the acquiring goroutine, for what p names, for our
-// node's end, or for the context's. The event that ends it is received
-// into p, not onto park's frame: the acquiring goroutine waits with the
-// 2 KiB stack it started with only while its frames stay clear of that
-// stack's end, and Go never shrinks a parked stack back to 2 KiB (see the
-// top of this file). With the event on the frame, 10,000 parked acquires
-// measured 3.3 to 3.9 KiB of stack each instead of 2.2.
-func (p *parked) park() wake {
-	if p.evs != nil {
-		return parkAny(p)
-	}
-	select {
-	case p.last = <-p.ev:
-	case <-p.done:
-		if p.covered {
-			return wokeCover
-		}
-		return wokeFired
-	case <-p.gone:
-		return wokeGone
-	case <-p.end:
-		return wokeEnded
-	}
-	return eventWake(&p.last)
-}
-
-// parkAny parks on the watches of a semaphore's waiter (a few: one per
-// holder of the semaphore), besides our node's end and the context's.
-func parkAny(p *parked) wake {
-	cases := make([]reflect.SelectCase, 0, len(p.evs)+2)
-	for _, ch := range p.evs {
-		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
-	}
-	cases = append(cases,
-		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(p.gone)},
-		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(p.end)})
-	i, v, _ := reflect.Select(cases)
-	switch i - len(p.evs) {
-	case 0:
-		return wokeGone
-	case 1:
-		return wokeEnded
-	}
-	ev, _ := v.Interface().(zk.Event)
-	return eventWake(&ev)
-}
-
-// stepKey marks the context of a step: requests under it run on the
-// calling goroutine (see call and createNode).
-type stepKey struct{}
-
-// inStep reports whether ctx is a step's.
-func inStep(ctx context.Context) bool { return ctx.Value(stepKey{}) != nil }
-
-// stepContext returns ctx marked as a step's.
-func stepContext(ctx context.Context) context.Context { return context.WithValue(ctx, stepKey{}, true) }
+// A step makes its requests on its own goroutine, one after another (the
+// runner argument of queue.Waiter.Step); the acquiring goroutine stops
+// waiting for it when the acquire's context ends (runStep).
 
 // A step's states: running until it ends (done) or the acquiring
 // goroutine stops waiting for it (abandoned).

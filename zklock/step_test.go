@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
 
 // The acquire shell's driver (acquireWith, runStep, the park) with a
@@ -18,21 +20,38 @@ import (
 // release, then parks on park (if any), fails with err, or holds.
 type scriptStep struct {
 	release chan struct{} // nil: at once
-	park    *parked
+	park    *scriptPark
 	err     error
+}
+
+// scriptPark parks until done (the awaited thing), gone (the node's end)
+// or end (the context's end) closes, as a queue.Park does.
+type scriptPark struct {
+	done, gone, end <-chan struct{}
+}
+
+func (p *scriptPark) Wait() queue.Wake {
+	select {
+	case <-p.done:
+		return queue.WokeFired
+	case <-p.gone:
+		return queue.WokeGone
+	case <-p.end:
+		return queue.WokeEnded
+	}
 }
 
 type scriptBackend struct {
 	runners   stepRunners
 	bound     time.Duration
 	script    chan scriptStep // the next step of the part under way
-	woke      chan wake       // what each step after a park was told
+	woke      chan queue.Wake // what each step after a park was told
 	abandoned chan error      // a parked attempt given up
 }
 
 func newScriptBackend(bound time.Duration) *scriptBackend {
 	return &scriptBackend{bound: bound, script: make(chan scriptStep, 16),
-		woke: make(chan wake, 16), abandoned: make(chan error, 1)}
+		woke: make(chan queue.Wake, 16), abandoned: make(chan error, 1)}
 }
 
 func (b *scriptBackend) key(r string, raw bool) (string, error) { return "/q/" + r, nil }
@@ -57,7 +76,7 @@ type scriptParts struct {
 	parked bool
 }
 
-func (p *scriptParts) next(woke wake) (*parked, target, int64, error) {
+func (p *scriptParts) next(woke queue.Wake) (parker, target, int64, error) {
 	if p.parked {
 		p.b.woke <- woke
 	}
@@ -78,7 +97,7 @@ func (p *scriptParts) next(woke wake) (*parked, target, int64, error) {
 }
 
 func (p *scriptParts) waiting() (target, int64) { return p.a.ts[0], 7 }
-func (p *scriptParts) quick(wake) bool          { return false }
+func (p *scriptParts) quick(queue.Wake) bool    { return false }
 func (p *scriptParts) abandon(err error)        { p.b.abandoned <- err }
 
 // A step that parks hands the wait to the acquiring goroutine; what ends
@@ -88,7 +107,7 @@ func TestShellParksBetweenSteps(t *testing.T) {
 	b := newScriptBackend(time.Second)
 	done := make(chan struct{})
 	gone := make(chan struct{})
-	b.script <- scriptStep{park: &parked{done: done, gone: gone, end: context.Background().Done()}}
+	b.script <- scriptStep{park: &scriptPark{done: done, gone: gone, end: context.Background().Done()}}
 	b.script <- scriptStep{}
 	type result struct {
 		l   *Lease
@@ -109,8 +128,8 @@ func TestShellParksBetweenSteps(t *testing.T) {
 	if r.err != nil || r.l == nil || r.l.Path() != "/q/r/n" {
 		t.Fatalf("acquire = %+v", r)
 	}
-	if w := <-b.woke; w != wokeFired {
-		t.Fatalf("the step after the park was told %v, want wokeFired", w)
+	if w := <-b.woke; w != queue.WokeFired {
+		t.Fatalf("the step after the park was told %v, want WokeFired", w)
 	}
 }
 
@@ -122,7 +141,7 @@ func TestShellGivesUpAStep(t *testing.T) {
 	b := newScriptBackend(bound)
 	release := make(chan struct{})
 	gone := make(chan struct{})
-	b.script <- scriptStep{release: release, park: &parked{done: make(chan struct{}), gone: gone}}
+	b.script <- scriptStep{release: release, park: &scriptPark{done: make(chan struct{}), gone: gone}}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -226,10 +245,10 @@ type funcBackend struct {
 	run func()
 }
 
-func (b *funcBackend) next(wake) (*parked, target, int64, error) {
+func (b *funcBackend) next(queue.Wake) (parker, target, int64, error) {
 	b.run()
 	return nil, target{}, 0, errors.New("done")
 }
 func (b *funcBackend) waiting() (target, int64) { return target{}, 0 }
-func (b *funcBackend) quick(wake) bool          { return false }
+func (b *funcBackend) quick(queue.Wake) bool    { return false }
 func (b *funcBackend) abandon(error)            {}

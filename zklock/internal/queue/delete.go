@@ -1,4 +1,4 @@
-package zklock
+package queue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
+	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -16,14 +17,15 @@ import (
 // round trip, normally), so the caller returns with no node of its left.
 // It stops as soon as the connection is lost (a server killed as the caller
 // gave up held callers a second past their deadline, waiting for the
-// reconnect) and at deadline, at most answerBound from now, the bound for a
+// reconnect) and at deadline, at most the answer bound from now, the bound for a
 // connection that died silently. Otherwise, or if that was not enough, it
 // goes on in the background until ZooKeeper confirms or the session ends.
-func (c *Client) removeNode(e *nodeEntry, deadline time.Time) {
-	c.mu.Lock()
+func (q *Queues) removeNode(e *Node, deadline time.Time) {
+	q.mu.Lock()
 	e.releasing = true
-	ready, down := c.ready && !c.closed, c.downCh
-	c.mu.Unlock()
+	q.mu.Unlock()
+	_, ready := q.s.Current()
+	down := q.s.Epoch()
 	if ready && time.Until(deadline) > 0 {
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		go func() {
@@ -33,49 +35,42 @@ func (c *Client) removeNode(e *nodeEntry, deadline time.Time) {
 			case <-ctx.Done():
 			}
 		}()
-		err := c.deleteNode(ctx, e.path, e.sessionID)
+		err := q.deleteNode(ctx, e.path, e.sessionID)
 		cancel()
 		if err == nil {
 			return
 		}
 	}
-	c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, e.path, e.sessionID) })
-}
-
-// answerBound is how long a try, or the on-the-spot delete of a failed
-// acquire's node, may wait on ZooKeeper: a third of the session timeout
-// (the client pings every third), at most a second.
-func (c *Client) answerBound() time.Duration {
-	return min(c.cfg.sessionTimeout/3, time.Second)
+	q.s.Go(func(ctx context.Context) { _ = q.deleteNode(ctx, e.path, e.sessionID) })
 }
 
 // deleteNode deletes path, created in session sid, retrying across
 // connection loss. It returns nil once the node is known to be gone
 // (deleted, already gone, or gone with its session).
-func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
-	defer c.startDeleting(path, sid)()
+func (q *Queues) deleteNode(ctx context.Context, path string, sid int64) error {
+	defer q.startDeleting(path, sid)()
 	defer func() {
-		c.mu.Lock()
-		if e := c.nodes[path]; e != nil && e.sessionID == sid {
-			c.nodes.drop(e)
+		q.mu.Lock()
+		if e := q.nodes[path]; e != nil && e.sessionID == sid {
+			q.nodes.drop(e)
 		}
-		c.mu.Unlock()
+		q.mu.Unlock()
 	}()
 	for {
-		cur, ready := c.session()
+		cur, ready := q.s.Current()
 		if cur != sid {
 			return nil // the session that owned it has expired
 		}
 		if !ready {
-			if _, err := c.waitReady(ctx); err != nil {
-				if errors.Is(err, ErrClosed) {
+			if _, err := q.s.Wait(ctx); err != nil {
+				if errors.Is(err, errs.ErrClosed) {
 					return nil // closing the session deletes it
 				}
 				return err
 			}
 			continue
 		}
-		_, err := call(ctx, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, -1) })
+		_, err := session.Call(ctx, func() (struct{}, error) { return struct{}{}, q.conn().Delete(path, -1) })
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
 			return nil
@@ -84,7 +79,7 @@ func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
 		case errs.IsCtxErr(err):
 			return err
 		default:
-			c.log.Error("zklock: cannot delete lock node", "node", path, "err", err)
+			q.log.Error("zklock: cannot delete lock node", "node", path, "err", err)
 			return errs.Map(err)
 		}
 	}
@@ -95,19 +90,19 @@ func (c *Client) deleteNode(ctx context.Context, path string, sid int64) error {
 // create whose outcome we never learned. It lists the queue after a sync
 // (listSynced), so that it also finds a create the leader was still
 // committing when our connection was lost.
-func (c *Client) cleanupByID(parent, id string, sid int64, keep string) {
-	c.goBackground(func(ctx context.Context) {
+func (q *Queues) cleanupByID(parent, id string, sid int64, keep string) {
+	q.s.Go(func(ctx context.Context) {
 		for {
-			cur, err := c.waitReady(ctx)
+			cur, err := q.s.Wait(ctx)
 			if err != nil || cur != sid {
 				return
 			}
-			names, err := c.listSynced(parent)
+			names, err := q.listSynced(parent)
 			switch {
 			case err == nil:
 				for _, n := range names {
 					if layout.ProtectedID(n) == id && n != keep {
-						_ = c.deleteNode(ctx, parent+"/"+n, sid)
+						_ = q.deleteNode(ctx, parent+"/"+n, sid)
 					}
 				}
 				return
@@ -129,11 +124,11 @@ func (c *Client) cleanupByID(parent, id string, sid int64, keep string) {
 // connection fails. Without the sync, a waiter found no node, created
 // another, and the first stood ahead of it in the queue, unknown to it,
 // until the session ended. No queue lists as no names.
-func (c *Client) listSynced(parent string) ([]string, error) {
-	if _, err := c.conn.Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+func (q *Queues) listSynced(parent string) ([]string, error) {
+	if _, err := q.conn().Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return nil, err
 	}
-	names, _, err := c.conn.Children(parent)
+	names, _, err := q.conn().Children(parent)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil
 	}

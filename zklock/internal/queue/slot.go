@@ -1,4 +1,4 @@
-package zklock
+package queue
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
+	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -42,10 +43,10 @@ type nodeVersion struct {
 // (the queue up to our node, idx >= limit), until a node ahead of it may
 // have gone or started holding, after which the queue is listed again. It
 // returns nil if that may have happened already.
-func (w *waiter) awaitSlot(ctx context.Context, kids []layout.Child, idx int) (*parked, error) {
+func (w *Waiter) awaitSlot(ctx context.Context, kids []layout.Child, idx int) (*Park, error) {
 	w.n.wait = waitFor{kind: waitSlot}
-	parent := w.target.parent + "/"
-	if idx == w.cfg.limit {
+	parent := w.req.Parent + "/"
+	if idx == w.req.Limit {
 		paths := make([]string, idx)
 		for i, k := range kids[:idx] {
 			paths[i] = parent + k.Name
@@ -70,8 +71,8 @@ func (w *waiter) awaitSlot(ctx context.Context, kids []layout.Child, idx int) (*
 // returns the park on them; nil if one is gone already. With pred, the one
 // path is our predecessor, and a data version above 0 that has not sent us
 // to list the queue yet is a poke we missed: nil too.
-func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*parked, error) {
-	c := w.c
+func (w *Waiter) watchAny(ctx context.Context, paths []string, pred bool) (*Park, error) {
+	q := w.q
 	for {
 		type res struct {
 			chs     []<-chan zk.Event
@@ -79,7 +80,7 @@ func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*park
 			changed bool
 			err     error
 		}
-		r, err := call(ctx, func() (res, error) {
+		r, err := do(ctx, w, func() (res, error) {
 			type one struct {
 				st  *zk.Stat
 				ch  <-chan zk.Event
@@ -89,7 +90,7 @@ func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*park
 			for i, p := range paths {
 				out[i] = make(chan one, 1)
 				go func() {
-					_, st, ch, err := c.conn.GetW(p)
+					_, st, ch, err := q.conn().GetW(p)
 					out[i] <- one{st, ch, err}
 				}()
 			}
@@ -132,7 +133,7 @@ func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*park
 		if r.gone || r.changed {
 			return nil, nil
 		}
-		return w.parkOn(parked{evs: r.chs}), nil
+		return w.parkOn(Park{evs: r.chs}), nil
 	}
 }
 
@@ -141,18 +142,18 @@ func (w *waiter) watchAny(ctx context.Context, paths []string, pred bool) (*park
 // waiter that listed it as a waiter, and so watches it as its predecessor,
 // learns that it must look again. Done once per node, in the background;
 // a node written already (version above 0) or gone needs nothing.
-func (c *Client) poke(e *nodeEntry, data []byte) {
-	c.goBackground(func(ctx context.Context) {
+func (q *Queues) poke(e *Node, data []byte) {
+	q.s.Go(func(ctx context.Context) {
 		for {
-			if cur, ready := c.session(); cur != e.sessionID {
+			if cur, ready := q.s.Current(); cur != e.sessionID {
 				return
 			} else if !ready {
-				if _, err := c.waitReady(ctx); err != nil {
+				if _, err := q.s.Wait(ctx); err != nil {
 					return
 				}
 				continue
 			}
-			_, err := call(ctx, func() (*zk.Stat, error) { return c.conn.Set(e.path, data, 0) })
+			_, err := session.Call(ctx, func() (*zk.Stat, error) { return q.conn().Set(e.path, data, 0) })
 			if !errs.IsConnErr(err) {
 				return
 			}

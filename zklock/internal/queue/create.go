@@ -1,4 +1,4 @@
-package zklock
+package queue
 
 import (
 	"context"
@@ -17,25 +17,25 @@ import (
 // create makes our ephemeral-sequential node with a protected name, so that
 // after a connection loss mid-create we can find it by its UUID instead of
 // leaving an orphan or queueing twice.
-func (w *waiter) create(ctx context.Context) error {
-	c := w.c
+func (w *Waiter) create(ctx context.Context) error {
+	q := w.q
 	id := layout.NewID()
-	mark := w.cfg.layout
+	mark := w.req.Layout
 	if mark == "" {
-		mark = layout.Marker(layout.Kind(w.cfg.mode))
+		mark = layout.Marker(w.req.Kind)
 	}
-	prefix := w.target.parent + "/" + layout.ProtectedPrefix + id + "-" + mark
+	prefix := w.req.Parent + "/" + layout.ProtectedPrefix + id + "-" + mark
 	mayExist := false // a create whose outcome is unknown may have made a node
 	w.n = nil         // a new node knows nothing of the last one (see wait)
 	ended := make(chan struct{})
-	c.mu.Lock()
-	c.creates[id] = ended
-	c.mu.Unlock()
-	c.proveSoon() // a proof in flight with the create, for hold (quorum.go)
+	q.mu.Lock()
+	q.creates[id] = ended
+	q.mu.Unlock()
+	q.s.ProveSoon() // a proof in flight with the create, for hold (see proveAlive)
 	defer func() {
-		c.mu.Lock()
-		delete(c.creates, id)
-		c.mu.Unlock()
+		q.mu.Lock()
+		delete(q.creates, id)
+		q.mu.Unlock()
 		close(ended)
 		if mayExist {
 			// nodes of ours other than w.n: made by a create whose
@@ -44,16 +44,16 @@ func (w *waiter) create(ctx context.Context) error {
 			if w.n != nil {
 				keep = w.n.name
 			}
-			c.cleanupByID(w.target.parent, id, w.sid, keep)
+			q.cleanupByID(w.req.Parent, id, w.sid, keep)
 		}
 	}()
 	for {
-		path, names, cv, err := c.createNode(ctx, createReq{prefix: prefix, data: c.nodeData(w.cfg), parent: w.target.parent,
-			id: id, sid: w.sid, count: !w.cfg.raw && w.cfg.mode != Semaphore,
-			cover: w.cfg.mode == Exclusive || w.cfg.mode == Write})
+		path, names, cv, err := q.createNode(ctx, createReq{prefix: prefix, data: w.req.Data, parent: w.req.Parent,
+			id: id, sid: w.sid, count: !w.req.Raw && w.req.Kind != layout.Semaphore,
+			cover: w.req.Kind == layout.Exclusive || w.req.Kind == layout.Write}, w.runner)
 		switch {
 		case err == nil:
-			token := c.wire.Created(prefix)
+			token := q.s.Wire().Created(prefix)
 			if !w.register(path) {
 				return w.sessionChanged(path)
 			}
@@ -62,7 +62,7 @@ func (w *waiter) create(ctx context.Context) error {
 			w.n.cover = cv
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
-			if err := c.ensureQueue(ctx, w.target.parent, w.queueData()); err != nil {
+			if err := w.ensureQueue(ctx, w.queueData()); err != nil {
 				return err
 			}
 		case errs.IsConnErr(err):
@@ -76,7 +76,7 @@ func (w *waiter) create(ctx context.Context) error {
 				return err
 			}
 			if name != "" {
-				if path := w.target.parent + "/" + name; !w.register(path) {
+				if path := w.req.Parent + "/" + name; !w.register(path) {
 					return w.sessionChanged(path)
 				}
 				return nil
@@ -93,12 +93,12 @@ func (w *waiter) create(ctx context.Context) error {
 // after each connection loss while the session lives, and returns the name
 // of our node with protected id, or "" if there is none. A changed session is errRestart:
 // its nodes are gone.
-func (w *waiter) findByID(ctx context.Context, id string) (string, error) {
+func (w *Waiter) findByID(ctx context.Context, id string) (string, error) {
 	if err := w.sameSession(ctx); err != nil {
 		return "", err
 	}
 	names, err := retryRead(ctx, w, func() ([]string, error) {
-		return w.c.listSynced(w.target.parent) // no queue, so no node of ours
+		return w.q.listSynced(w.req.Parent) // no queue, so no node of ours
 	})
 	if err != nil {
 		return "", err
@@ -115,20 +115,20 @@ func (w *waiter) findByID(ctx context.Context, id string) (string, error) {
 // returns false, if the client is on another session by now: go-zookeeper
 // sends requests queued while it was disconnected on whatever session it
 // gets next, so a create issued for w.sid may have run on a newer one.
-// Checked under c.mu, so that a session change after it drops the entry
+// Checked under q.mu, so that a session change after it drops the entry
 // with the rest of w.sid's nodes.
-func (w *waiter) register(path string) bool {
-	e := &nodeEntry{path: path, resource: w.target.resource, mode: w.cfg.mode, sessionID: w.sid,
+func (w *Waiter) register(path string) bool {
+	e := &Node{path: path, resource: w.req.Resource, kind: w.req.Kind, sessionID: w.sid,
 		since: time.Now(), gone: make(chan struct{})}
 	e.position.Store(-1)
-	w.c.mu.Lock()
-	if w.c.sessionID != w.sid {
-		w.c.mu.Unlock()
+	w.q.mu.Lock()
+	if w.q.sid != w.sid {
+		w.q.mu.Unlock()
 		return false
 	}
-	w.c.nodes.add(e)
-	w.c.mu.Unlock()
-	w.n = &node{path: path, name: path[len(w.target.parent)+1:], entry: e, pos: -1}
+	w.q.nodes.add(e)
+	w.q.mu.Unlock()
+	w.n = &node{path: path, name: path[len(w.req.Parent)+1:], entry: e, pos: -1}
 	return true
 }
 
@@ -137,12 +137,12 @@ func (w *waiter) register(path string) bool {
 // unknown to us, where it would sit in the queue until that session ends:
 // delete it in the background, on the current session, and enqueue again.
 // If it belonged to w.sid, it is gone already and the delete finds nothing.
-func (w *waiter) sessionChanged(path string) error {
-	c := w.c
-	cur, _ := c.session()
-	c.log.Debug("zklock: lock node made across a session change; deleting it and enqueueing again",
-		"resource", w.target.resource, "node", path, "queued_on", fmt.Sprintf("%#x", w.sid), "session", fmt.Sprintf("%#x", cur))
-	c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, path, cur) })
+func (w *Waiter) sessionChanged(path string) error {
+	q := w.q
+	cur, _ := q.s.Current()
+	q.log.Debug("zklock: lock node made across a session change; deleting it and enqueueing again",
+		"resource", w.req.Resource, "node", path, "queued_on", fmt.Sprintf("%#x", w.sid), "session", fmt.Sprintf("%#x", cur))
+	q.s.Go(func(ctx context.Context) { _ = q.deleteNode(ctx, path, cur) })
 	return errRestart
 }
 
@@ -164,16 +164,16 @@ type createReq struct {
 
 // createNode runs one create. If ctx ends while it is in flight, whatever
 // it creates is deleted in the background. A ctx that cannot end, or a
-// step's, runs it on the caller's goroutine, as call does.
-func (c *Client) createNode(ctx context.Context, r createReq) (string, []string, *cover, error) {
+// step on a runner (see Waiter.Step), runs it on the calling goroutine.
+func (q *Queues) createNode(ctx context.Context, r createReq, runner bool) (string, []string, *cover, error) {
 	if ctx.Done() == nil {
-		return c.createAndList(r)
+		return q.createAndList(r)
 	}
-	if inStep(ctx) {
+	if runner {
 		if ctx.Err() != nil {
 			return "", nil, nil, errs.CtxErr(ctx)
 		}
-		return c.createAndList(r)
+		return q.createAndList(r)
 	}
 	type result struct {
 		path  string
@@ -185,11 +185,11 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 	ch := make(chan result, 1)
 	abandoned := make(chan struct{})
 	go func() {
-		p, names, cv, err := c.createAndList(r)
+		p, names, cv, err := q.createAndList(r)
 		// A successful create ran on this session or on one that has
 		// expired since (a request queued while disconnected is sent on
 		// the next session, which may be a new one): delete on this one.
-		owner, _ := c.session()
+		owner, _ := q.s.Current()
 		res := result{path: p, err: err, names: names, cv: cv, owner: owner}
 		select {
 		case ch <- res:
@@ -199,9 +199,9 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 		case <-abandoned:
 			switch {
 			case err == nil:
-				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, p, owner) })
+				q.s.Go(func(ctx context.Context) { _ = q.deleteNode(ctx, p, owner) })
 			case errs.IsConnErr(err):
-				c.cleanupByID(r.parent, r.id, r.sid, "")
+				q.cleanupByID(r.parent, r.id, r.sid, "")
 			}
 		default:
 		}
@@ -215,7 +215,7 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 		select {
 		case res := <-ch:
 			if res.err == nil {
-				c.goBackground(func(ctx context.Context) { _ = c.deleteNode(ctx, res.path, res.owner) })
+				q.s.Go(func(ctx context.Context) { _ = q.deleteNode(ctx, res.path, res.owner) })
 			}
 		default:
 		}
@@ -235,61 +235,61 @@ func (c *Client) createNode(ctx context.Context, r createReq) (string, []string,
 // (createCounted), so that a queue of one needs no listing at all, and a
 // queue of two is listed with a child watch, the waiter's cover (cv, see
 // cover.go).
-func (c *Client) createAndList(r createReq) (path string, names []string, cv *cover, err error) {
+func (q *Queues) createAndList(r createReq) (path string, names []string, cv *cover, err error) {
 	// Pipeline only the client's one create in flight: with many at once
 	// (1,000 acquires on one session), listings interleaved with the
 	// creates cost more than they save (measured: 5,200 against 7,800
 	// locks/s, medians of 12 batches).
-	inFlight := c.creating.Add(1)
-	defer c.creating.Add(-1)
+	inFlight := q.creating.Add(1)
+	defer q.creating.Add(-1)
 	if inFlight > 1 {
 		counted, kids := false, int32(0)
-		if r.count && !c.noCount.Load() {
-			path, names, kids, counted, err = c.createCounted(r)
+		if r.count && !q.noCount.Load() {
+			path, names, kids, counted, err = q.createCounted(r)
 		}
 		if !counted {
-			path, err = c.conn.Create(r.prefix, r.data, zk.FlagEphemeralSequential, c.cfg.acl)
+			path, err = q.conn().Create(r.prefix, r.data, zk.FlagEphemeralSequential, q.acl)
 		}
 		if err != nil || names != nil {
 			return path, names, nil, err
 		}
 		var lerr error
 		if r.cover && kids == 2 {
-			cv = c.armCover(r.parent)
-			names, _, _, lerr = c.conn.ChildrenW(r.parent)
+			cv = q.armCover(r.parent)
+			names, _, _, lerr = q.conn().ChildrenW(r.parent)
 		} else {
-			names, _, lerr = c.conn.Children(r.parent)
+			names, _, lerr = q.conn().Children(r.parent)
 		}
 		if lerr != nil {
 			if cv != nil {
-				c.disarm(r.parent, cv)
+				q.disarm(r.parent, cv)
 			}
 			return path, nil, nil, nil
 		}
 		return path, names, cv, nil
 	}
-	written, stop := c.wire.Written(r.prefix)
+	written, stop := q.s.Wire().Written(r.prefix)
 	type created struct {
 		path string
 		err  error
 	}
 	ch := make(chan created, 1)
 	go func() {
-		p, err := c.conn.Create(r.prefix, r.data, zk.FlagEphemeralSequential, c.cfg.acl)
+		p, err := q.conn().Create(r.prefix, r.data, zk.FlagEphemeralSequential, q.acl)
 		ch <- created{p, err}
 	}()
 	var cr created
 	var lerr error
 	select {
 	case <-written:
-		names, _, lerr = c.conn.Children(r.parent)
+		names, _, lerr = q.conn().Children(r.parent)
 		cr = <-ch
 	case cr = <-ch:
 		// not seen on the wire (the connection failed, or it went
 		// through no dialer of ours): list after it
 		stop()
 		if cr.err == nil {
-			names, _, lerr = c.conn.Children(r.parent)
+			names, _, lerr = q.conn().Children(r.parent)
 		}
 	}
 	if cr.err != nil || lerr != nil {
@@ -311,14 +311,14 @@ func (c *Client) createAndList(r createReq) (path string, names []string, cv *co
 // right to write the queue's data (a queue made by someone else, with an
 // ACL that lacks WRITE); no node was made, and the caller creates without
 // the count, as the client does from then on.
-func (c *Client) createCounted(r createReq) (path string, names []string, kids int32, counted bool, err error) {
-	res, err := c.conn.Multi(
-		&zk.CreateRequest{Path: r.prefix, Data: r.data, Acl: c.cfg.acl, Flags: zk.FlagEphemeralSequential},
+func (q *Queues) createCounted(r createReq) (path string, names []string, kids int32, counted bool, err error) {
+	res, err := q.conn().Multi(
+		&zk.CreateRequest{Path: r.prefix, Data: r.data, Acl: q.acl, Flags: zk.FlagEphemeralSequential},
 		&zk.SetDataRequest{Path: r.parent, Version: -1})
 	if err != nil {
 		if len(res) == 2 && res[0].Error == nil && errors.Is(res[1].Error, zk.ErrNoAuth) {
-			if c.noCount.CompareAndSwap(false, true) {
-				c.log.Info("zklock: may not write a queue's data; acquires list their queue after the create",
+			if q.noCount.CompareAndSwap(false, true) {
+				q.log.Info("zklock: may not write a queue's data; acquires list their queue after the create",
 					"queue", r.parent)
 			}
 			return "", nil, 0, false, nil
@@ -338,7 +338,7 @@ func (c *Client) createCounted(r createReq) (path string, names []string, kids i
 	return path, names, kids, true, nil
 }
 
-// ensureQueue creates a queue's znode as a CONTAINER (ZooKeeper removes it
+// ensureQueue creates our queue's znode as a CONTAINER (ZooKeeper removes it
 // once empty), after a create found it missing. The queue's parent (the
 // root, or a raw path's directory) is there but on a client's first lock
 // under it: the container is created alone, one write. Only if that finds
@@ -348,17 +348,18 @@ func (c *Client) createCounted(r createReq) (path string, names []string, kids i
 // ancestor in turn cost a first-time lock four writes more on a root three
 // levels deep, which on a 3-node ensemble made it slower than zk.Lock's
 // (reads of the ancestors, answered by the server the client is on).
-func (c *Client) ensureQueue(ctx context.Context, parent string, queueData []byte) error {
-	err := c.makeNode(ctx, parent, queueData, true)
+func (w *Waiter) ensureQueue(ctx context.Context, queueData []byte) error {
+	parent := w.req.Parent
+	err := w.makeNode(ctx, parent, queueData, true)
 	if errors.Is(err, zk.ErrNoNode) {
 		err = nil
 		for i := 1; i < len(parent) && err == nil; i++ {
 			if parent[i] == '/' {
-				err = c.makeNode(ctx, parent[:i], nil, false)
+				err = w.makeNode(ctx, parent[:i], nil, false)
 			}
 		}
 		if err == nil {
-			err = c.makeNode(ctx, parent, queueData, true)
+			err = w.makeNode(ctx, parent, queueData, true)
 		}
 	}
 	if errors.Is(err, zk.ErrNoNode) {
@@ -375,15 +376,16 @@ func (c *Client) ensureQueue(ctx context.Context, parent string, queueData []byt
 // missing, a persistent node, for ensureQueue. A node that exists is
 // success; so is a lost connection, once it is back (the caller's create
 // is retried and tells). zk.ErrNoNode says its parent is missing.
-func (c *Client) makeNode(ctx context.Context, p string, data []byte, container bool) error {
-	_, err := call(ctx, func() (string, error) {
+func (w *Waiter) makeNode(ctx context.Context, p string, data []byte, container bool) error {
+	q := w.q
+	_, err := do(ctx, w, func() (string, error) {
 		if container {
-			return c.conn.CreateContainer(p, data, zk.FlagContainer, c.cfg.acl)
+			return q.conn().CreateContainer(p, data, zk.FlagContainer, q.acl)
 		}
-		if ok, _, err := c.conn.Exists(p); ok || err != nil {
+		if ok, _, err := q.conn().Exists(p); ok || err != nil {
 			return "", err
 		}
-		return c.conn.Create(p, nil, 0, c.cfg.acl)
+		return q.conn().Create(p, nil, 0, q.acl)
 	})
 	switch {
 	case err == nil, errors.Is(err, zk.ErrNodeExists):
@@ -391,17 +393,17 @@ func (c *Client) makeNode(ctx context.Context, p string, data []byte, container 
 	case errors.Is(err, zk.ErrNoNode), errs.IsCtxErr(err):
 		return err
 	case errs.IsConnErr(err):
-		_, err := c.waitReady(ctx)
+		_, err := q.s.Wait(ctx)
 		return err
 	}
 	return errs.Map(err)
 }
 
 // queueData is the data a new queue znode is created with.
-func (w *waiter) queueData() []byte {
-	if w.cfg.mode != Semaphore {
+func (w *Waiter) queueData() []byte {
+	if w.req.Kind != layout.Semaphore {
 		return nil
 	}
-	b, _ := json.Marshal(queueMeta{Limit: w.cfg.limit})
+	b, _ := json.Marshal(queueMeta{Limit: w.req.Limit})
 	return b
 }

@@ -1,4 +1,4 @@
-package zklock
+package queue
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // queueMeta is the data of a queue znode. A semaphore stores its limit there
-// so that clients configured with different limits get ErrLimitMismatch
+// so that clients configured with different limits get errs.ErrLimitMismatch
 // instead of silently admitting more holders than either intended.
 type queueMeta struct {
 	Limit int `json:"limit,omitempty"`
@@ -21,15 +21,15 @@ type queueMeta struct {
 // checkLimit compares our semaphore limit with the one stored on the queue,
 // storing ours when the queue has none yet (conditional on the data version,
 // so two first users with different limits cannot both win).
-func (w *waiter) checkLimit(ctx context.Context) error {
-	c := w.c
+func (w *Waiter) checkLimit(ctx context.Context) error {
+	q := w.q
 	for {
 		type res struct {
 			data []byte
 			stat *zk.Stat
 		}
-		r, err := call(ctx, func() (res, error) {
-			d, st, err := c.conn.Get(w.target.parent)
+		r, err := do(ctx, w, func() (res, error) {
+			d, st, err := q.conn().Get(w.req.Parent)
 			return res{d, st}, err
 		})
 		switch {
@@ -47,14 +47,14 @@ func (w *waiter) checkLimit(ctx context.Context) error {
 		var meta queueMeta
 		if len(r.data) > 0 {
 			if json.Unmarshal(r.data, &meta) != nil || meta.Limit < 1 {
-				return fmt.Errorf("%w: queue %s holds data that is not a semaphore limit", ErrLimitMismatch, w.target.parent)
+				return fmt.Errorf("%w: queue %s holds data that is not a semaphore limit", errs.ErrLimitMismatch, w.req.Parent)
 			}
-			if meta.Limit != w.cfg.limit {
-				return fmt.Errorf("%w: %q has limit %d, asked for %d", ErrLimitMismatch, w.target.resource, meta.Limit, w.cfg.limit)
+			if meta.Limit != w.req.Limit {
+				return fmt.Errorf("%w: %q has limit %d, asked for %d", errs.ErrLimitMismatch, w.req.Resource, meta.Limit, w.req.Limit)
 			}
 			return nil
 		}
-		_, err = call(ctx, func() (*zk.Stat, error) { return c.conn.Set(w.target.parent, w.queueData(), r.stat.Version) })
+		_, err = do(ctx, w, func() (*zk.Stat, error) { return q.conn().Set(w.req.Parent, w.queueData(), r.stat.Version) })
 		switch {
 		case err == nil:
 			return nil

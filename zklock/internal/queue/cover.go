@@ -1,4 +1,4 @@
-package zklock
+package queue
 
 // A waiter that cannot take the lock waits, in the plain recipe, on a
 // watch on the node ahead of it, and lists its queue again once woken:
@@ -24,8 +24,8 @@ package zklock
 // once if the queue changed meanwhile.
 type cover struct {
 	fired chan struct{} // closed when the child watch fires
-	// Guarded by Client.mu:
-	next *cover // the next cover armed on the same queue (Client.covers)
+	// Guarded by Queues.mu:
+	next *cover // the next cover armed on the same queue (Queues.covers)
 	done bool   // fired is closed
 }
 
@@ -33,25 +33,25 @@ type cover struct {
 // with a child watch. Registered before the request, it may be fired by
 // an earlier child watch of the session on the same queue: that only
 // costs the waiter a listing.
-func (c *Client) armCover(parent string) *cover {
+func (q *Queues) armCover(parent string) *cover {
 	cv := &cover{fired: make(chan struct{})}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.covers == nil {
-		c.covers = make(map[string]*cover)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.covers == nil {
+		q.covers = make(map[string]*cover)
 	}
-	cv.next = c.covers[parent]
-	c.covers[parent] = cv
+	cv.next = q.covers[parent]
+	q.covers[parent] = cv
 	return cv
 }
 
 // disarm forgets cv, armed on parent, whose listing failed: it covers
 // nothing.
-func (c *Client) disarm(parent string, cv *cover) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func (q *Queues) disarm(parent string, cv *cover) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	var prev *cover
-	for x := c.covers[parent]; x != nil; prev, x = x, x.next {
+	for x := q.covers[parent]; x != nil; prev, x = x, x.next {
 		if x != cv {
 			continue
 		}
@@ -59,16 +59,16 @@ func (c *Client) disarm(parent string, cv *cover) {
 		case prev != nil:
 			prev.next = x.next
 		case x.next != nil:
-			c.covers[parent] = x.next
+			q.covers[parent] = x.next
 		default:
-			delete(c.covers, parent)
+			delete(q.covers, parent)
 		}
 		break
 	}
 	cv.fireLocked()
 }
 
-// fireLocked marks cv fired. c.mu is held.
+// fireLocked marks cv fired. q.mu is held.
 func (cv *cover) fireLocked() {
 	if !cv.done {
 		cv.done = true
@@ -78,32 +78,32 @@ func (cv *cover) fireLocked() {
 
 // coverEventLocked fires the covers of queue path for its child event,
 // from the event callback. A child watch fires once: every cover on the
-// queue is spent. c.mu is held.
-func (c *Client) coverEventLocked(path string) {
-	for cv := c.covers[path]; cv != nil; cv = cv.next {
+// queue is spent. q.mu is held.
+func (q *Queues) coverEventLocked(path string) {
+	for cv := q.covers[path]; cv != nil; cv = cv.next {
 		cv.fireLocked()
 	}
-	delete(c.covers, path)
+	delete(q.covers, path)
 }
 
 // dropCoversLocked fires and forgets every cover: the session's watches
-// are gone with it. c.mu is held.
-func (c *Client) dropCoversLocked() {
-	for _, cv := range c.covers {
+// are gone with it. q.mu is held.
+func (q *Queues) dropCoversLocked() {
+	for _, cv := range q.covers {
 		for ; cv != nil; cv = cv.next {
 			cv.fireLocked()
 		}
 	}
-	c.covers = nil
+	q.covers = nil
 }
 
 // covering reports whether cv, if any, has not fired yet: the waiter may
 // then wait on it alone.
-func (c *Client) covering(cv *cover) bool {
+func (q *Queues) covering(cv *cover) bool {
 	if cv == nil {
 		return false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	return !cv.done
 }

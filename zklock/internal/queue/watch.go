@@ -1,4 +1,4 @@
-package zklock
+package queue
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
+	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -25,15 +26,15 @@ import (
 // queue, relies on a watch on our own node, set here first; and it waits
 // until pred's lease has ended, so its holder is told (Done closed,
 // contexts cancelled) before we hold (see woken).
-func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []layout.Child) (*parked, error) {
+func (w *Waiter) awaitLocal(ctx context.Context, pred *Node, between []layout.Child) (*Park, error) {
 	if !w.n.ownWatched {
 		if _, err := w.watchOwn(ctx); err != nil {
 			return nil, err
 		}
 	}
-	w.c.mu.Lock()
-	held := pred.st != nil
-	w.c.mu.Unlock()
+	w.q.mu.Lock()
+	held := pred.holder != nil
+	w.q.mu.Unlock()
 	if !held && !pred.watched.Load() {
 		// pred waits, and nothing of ours watches its node: if someone
 		// else deleted it, no event would reach this client, and we
@@ -44,44 +45,44 @@ func (w *waiter) awaitLocal(ctx context.Context, pred *nodeEntry, between []layo
 		}
 	}
 	w.n.wait = waitFor{kind: waitLocal, prev: pred, ahead: between}
-	return w.parkOn(parked{done: pred.gone}), nil
+	return w.parkOn(Park{done: pred.gone}), nil
 }
 
 // woken reads what ended a park, for the wait in w.n.wait: nil, nil to
 // go on (see next), or a new park.
-func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
+func (w *Waiter) woken(ctx context.Context, woke Wake) (*Park, error) {
 	switch woke {
-	case wokeEnded:
+	case WokeEnded:
 		return nil, errs.CtxErr(ctx)
-	case wokeGone, wokeUnwatched:
+	case WokeGone, WokeUnwatched:
 		return nil, errRestart
-	case wokeClosing:
-		return nil, ErrClosed
+	case WokeClosing:
+		return nil, errs.ErrClosed
 	}
 	wf := &w.n.wait
 	switch wf.kind {
 	case waitLocal:
 		// pred is gone. If it held, the lock is ours once its lease
 		// has ended; if it never held, what was ahead of it may remain.
-		w.c.mu.Lock()
-		st := wf.prev.st
-		w.c.mu.Unlock()
-		if st == nil {
+		w.q.mu.Lock()
+		h := wf.prev.holder
+		w.q.mu.Unlock()
+		if h == nil {
 			*wf = waitFor{}
 			return nil, nil
 		}
 		wf.kind = waitLease
-		return w.parkOn(parked{done: st.ctx.Done()}), nil
+		return w.parkOn(Park{done: h.Ended()}), nil
 	case waitLease:
 		wf.keep = true
 		return nil, nil
 	case waitPred:
 		switch woke {
-		case wokeChanged:
+		case WokeChanged:
 			return w.watch(ctx) // pred's data changed: set the watch again
-		case wokeCover:
-			if w.c.isClosed() {
-				return nil, ErrClosed // dropped with the client (Close)
+		case WokeCover:
+			if w.q.s.Closed() {
+				return nil, errs.ErrClosed // dropped with the client (Close)
 			}
 			// The queue changed, pred's going or ours among what it may
 			// be, or the session ended: list it again (see next).
@@ -102,10 +103,10 @@ func (w *waiter) woken(ctx context.Context, woke wake) (*parked, error) {
 // watchLocal sets a data watch on pred, a waiting node of this client, so
 // that its deletion by someone else reaches the client (onEvent drops it
 // and closes its gone channel). A node already gone is dropped at once.
-func (w *waiter) watchLocal(ctx context.Context, pred *nodeEntry) error {
+func (w *Waiter) watchLocal(ctx context.Context, pred *Node) error {
 	for {
-		_, err := call(ctx, func() (struct{}, error) {
-			_, _, _, err := w.c.conn.GetW(pred.path)
+		_, err := do(ctx, w, func() (struct{}, error) {
+			_, _, _, err := w.q.conn().GetW(pred.path)
 			return struct{}{}, err
 		})
 		switch {
@@ -113,7 +114,7 @@ func (w *waiter) watchLocal(ctx context.Context, pred *nodeEntry) error {
 			pred.watched.Store(true)
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
-			w.c.onEvent(zk.Event{Type: zk.EventNodeDeleted, Path: pred.path})
+			w.q.Event(zk.Event{Type: zk.EventNodeDeleted, Path: pred.path})
 			return nil
 		case errs.IsConnErr(err):
 			if err := w.sameSession(ctx); err != nil {
@@ -134,20 +135,20 @@ func (w *waiter) watchLocal(ctx context.Context, pred *nodeEntry) error {
 // whose create has been answered but not yet registered (listed by another
 // waiter of this client meanwhile) is waited for, briefly: the reply is
 // already in.
-func (c *Client) ownNode(ctx context.Context, path string, sid int64) *nodeEntry {
-	c.mu.Lock()
-	e := c.nodes[path]
-	ended := c.creates[layout.ProtectedID(path[strings.LastIndexByte(path, '/')+1:])]
-	c.mu.Unlock()
+func (q *Queues) ownNode(ctx context.Context, path string, sid int64) *Node {
+	q.mu.Lock()
+	e := q.nodes[path]
+	ended := q.creates[layout.ProtectedID(path[strings.LastIndexByte(path, '/')+1:])]
+	q.mu.Unlock()
 	if e == nil && ended != nil {
 		select {
 		case <-ended:
 		case <-ctx.Done():
 			return nil
 		}
-		c.mu.Lock()
-		e = c.nodes[path]
-		c.mu.Unlock()
+		q.mu.Lock()
+		e = q.nodes[path]
+		q.mu.Unlock()
 	}
 	if e != nil && e.sessionID == sid {
 		return e
@@ -158,12 +159,14 @@ func (c *Client) ownNode(ctx context.Context, path string, sid int64) *nodeEntry
 // provesFirst reports whether a node of mode m holds only when no node is
 // ahead of it (exclusive, write, election), so that its having held proves
 // the queue ahead of it empty for good.
-func provesFirst(m Mode) bool { return m == Exclusive || m == Write || m == Election }
+func provesFirst(k layout.Kind) bool {
+	return k == layout.Exclusive || k == layout.Write || k == layout.Election
+}
 
 // firstLook reads the queue (the listing taken with the create, when there
 // is one). If the create reply gave no fencing token, it also reads our
 // node for its czxid, which sets the watch on it.
-func (w *waiter) firstLook(ctx context.Context) ([]layout.Child, error) {
+func (w *Waiter) firstLook(ctx context.Context) ([]layout.Child, error) {
 	var kids []layout.Child
 	if listed := w.n.listed; listed != nil {
 		w.n.listed = nil
@@ -175,7 +178,7 @@ func (w *waiter) firstLook(ctx context.Context) ([]layout.Child, error) {
 			// Cannot happen if the server answered in order; never
 			// take a missing node for a deleted one on this listing
 			// (that would queue us twice): list again.
-			w.c.log.Warn("zklock: queue listed without our new node; listing again", "node", w.n.path)
+			w.q.log.Warn("zklock: queue listed without our new node; listing again", "node", w.n.path)
 			kids = nil
 		}
 	}
@@ -199,10 +202,10 @@ func (w *waiter) firstLook(ctx context.Context) ([]layout.Child, error) {
 // watchOwn sets a data watch on our node and returns its stat; a node
 // gone is errRestart. The watch is recorded with the connection epoch it
 // was asked in (see node.handoffSafe).
-func (w *waiter) watchOwn(ctx context.Context) (*zk.Stat, error) {
-	epoch := w.c.epoch()
+func (w *Waiter) watchOwn(ctx context.Context) (*zk.Stat, error) {
+	epoch := w.q.s.Epoch()
 	st, err := retryRead(ctx, w, func() (*zk.Stat, error) {
-		_, st, _, err := w.c.conn.GetW(w.n.path)
+		_, st, _, err := w.q.conn().GetW(w.n.path)
 		return st, err
 	})
 	if err != nil {
@@ -214,9 +217,9 @@ func (w *waiter) watchOwn(ctx context.Context) (*zk.Stat, error) {
 
 // list reads the queue's children, retrying across connection loss while
 // the session lives.
-func (w *waiter) list(ctx context.Context) ([]layout.Child, error) {
+func (w *Waiter) list(ctx context.Context) ([]layout.Child, error) {
 	names, err := retryRead(ctx, w, func() ([]string, error) {
-		n, _, err := w.c.conn.Children(w.target.parent)
+		n, _, err := w.q.conn().Children(w.req.Parent)
 		return n, err
 	})
 	if err != nil {
@@ -227,23 +230,37 @@ func (w *waiter) list(ctx context.Context) ([]layout.Child, error) {
 
 // view parses a listing of our queue as our node sees it: the nodes up to
 // and including ours, in order. A child that cannot be ordered fails the
-// acquire (ErrUnknownNode).
-func (w *waiter) view(names []string) ([]layout.Child, error) {
+// acquire (errs.ErrUnknownNode).
+func (w *Waiter) view(names []string) ([]layout.Child, error) {
 	kids, unknown, behind := layout.SortAhead(names, w.n.name)
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		return nil, fmt.Errorf("%w: %s/%s (and %d more): it has no sequence number, so it may hold the lock",
-			ErrUnknownNode, w.target.parent, unknown[0], len(unknown)-1)
+			errs.ErrUnknownNode, w.req.Parent, unknown[0], len(unknown)-1)
 	}
 	w.n.behind = behind
 	return kids, nil
 }
 
+// do runs fn, a go-zookeeper call of w's, honouring ctx: on the calling
+// goroutine when the step runs on a runner of its own (see Step), aside
+// otherwise (session.Call).
+func do[T any](ctx context.Context, w *Waiter, fn func() (T, error)) (T, error) {
+	if w.runner && ctx.Done() != nil {
+		if ctx.Err() != nil {
+			var zero T
+			return zero, errs.CtxErr(ctx)
+		}
+		return fn()
+	}
+	return session.Call(ctx, fn)
+}
+
 // retryRead runs a read of our queue under ctx, again after each connection
 // loss while our session lives. A vanished node or session is errRestart.
-func retryRead[T any](ctx context.Context, w *waiter, fn func() (T, error)) (T, error) {
+func retryRead[T any](ctx context.Context, w *Waiter, fn func() (T, error)) (T, error) {
 	for {
-		v, err := call(ctx, fn)
+		v, err := do(ctx, w, fn)
 		switch {
 		case err == nil:
 			return v, nil
@@ -264,8 +281,8 @@ func retryRead[T any](ctx context.Context, w *waiter, fn func() (T, error)) (T, 
 
 // sameSession waits for the connection and returns errRestart if the
 // session changed meanwhile.
-func (w *waiter) sameSession(ctx context.Context) error {
-	sid, err := w.c.waitReady(ctx)
+func (w *Waiter) sameSession(ctx context.Context) error {
+	sid, err := w.q.s.Wait(ctx)
 	if err != nil {
 		return err
 	}
@@ -279,8 +296,8 @@ func (w *waiter) sameSession(ctx context.Context) error {
 // the park on it, or nil, nil if it is gone already. With w.n.wait.own it
 // first makes sure our node is watched too, in the same round trip (the
 // two requests are pipelined).
-func (w *waiter) watch(ctx context.Context) (*parked, error) {
-	c := w.c
+func (w *Waiter) watch(ctx context.Context) (*Park, error) {
+	q := w.q
 	pred := w.n.wait.pred
 	for {
 		type res struct {
@@ -289,17 +306,17 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 			ownErr error // of the read that watches our node, if made
 		}
 		needOwn := w.n.wait.own && !w.n.ownWatched
-		epoch := c.epoch()
-		r, err := call(ctx, func() (res, error) {
+		epoch := q.s.Epoch()
+		r, err := do(ctx, w, func() (res, error) {
 			var ownCh chan error
 			if needOwn {
 				ownCh = make(chan error, 1)
 				go func() {
-					_, _, _, err := c.conn.GetW(w.n.path)
+					_, _, _, err := q.conn().GetW(w.n.path)
 					ownCh <- err
 				}()
 			}
-			_, _, ch, err := c.conn.GetW(pred)
+			_, _, ch, err := q.conn().GetW(pred)
 			r := res{ch: ch, err: err}
 			if ownCh != nil {
 				r.ownErr = <-ownCh
@@ -326,7 +343,7 @@ func (w *waiter) watch(ctx context.Context) (*parked, error) {
 		}
 		switch {
 		case r.err == nil:
-			return w.parkOn(parked{ev: r.ch}), nil
+			return w.parkOn(Park{ev: r.ch}), nil
 		case errors.Is(r.err, zk.ErrNoNode):
 			return nil, nil
 		case errs.IsConnErr(r.err):

@@ -1,4 +1,4 @@
-package zklock
+package queue
 
 import (
 	"context"
@@ -10,17 +10,54 @@ import (
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 )
 
-// waiter is one acquire's journey through a resource's queue. It may take
-// several nodes: when its node vanishes (deleted by someone else, or gone
-// with an expired session) it queues again with a new one.
-type waiter struct {
-	// The acquire's config, ID, resources, try deadline (deleteBy) and
-	// lease (lease).
-	*acquisition
-	c      *Client
-	target *target
-	sid    int64   // the session of the current node
-	park   *parked // where it says what to wait for (see parkOn)
+// errRestart tells the wait loop to enqueue again with a fresh node: our
+// node vanished (session expired, or someone deleted it).
+var errRestart = errors.New("zklock: restart")
+
+// Request is one part of an acquire, as the recipe sees it.
+type Request struct {
+	Resource string      // the resource's name (events, logs)
+	Parent   string      // its queue's znode
+	Kind     layout.Kind // of the node
+	Limit    int         // a semaphore's
+	Try      bool        // never wait for the queue: ErrLocked
+	// Raw: the queue is a raw path, whose data is not ours (no counted
+	// create).
+	Raw bool
+	// Layout is the node name's marker; "" for the kind's.
+	Layout string
+	// Data is the node's data: the owner record, or an election value.
+	Data []byte
+	// DeleteBy is when a failed try stops deleting its node on the spot
+	// (the try's deadline); zero for any other acquire (the session's
+	// answer bound).
+	DeleteBy time.Time
+	// WatchDelay is how long a node held with no watch yet is held before
+	// the watch on it is set (Grant).
+	WatchDelay time.Duration
+	// Reporter is told of the node's position in its queue.
+	Reporter Reporter
+}
+
+// Reporter is told where a waiter's node stands in its queue.
+type Reporter interface {
+	// Queued reports the position of the waiter's node (the nodes ahead
+	// of it), when it is first known for the node (first) and each time
+	// it changes.
+	Queued(ctx context.Context, first bool, pos int, path string, token, sid int64)
+}
+
+// Waiter is one acquire's part, its journey through a resource's queue.
+// It may take several nodes: when its node vanishes (deleted by someone
+// else, or gone with an expired session) it queues again with a new one.
+// The acquire shell takes it a step at a time (Step), and waits between
+// two steps on the Park it returns.
+type Waiter struct {
+	q      *Queues
+	req    *Request
+	sid    int64 // the session of the current node
+	park   *Park // where it says what to wait for (see parkOn)
+	runner bool  // the step runs on a runner goroutine of its own (see Step)
 
 	// n is the current node, nil before the first create. Everything
 	// known about a node lives in it, so a waiter that queues again
@@ -29,12 +66,17 @@ type waiter struct {
 	n *node
 }
 
+// Waiter returns a waiter for req, which says what to wait for in park.
+func (q *Queues) Waiter(req *Request, park *Park) Waiter {
+	return Waiter{q: q, req: req, park: park}
+}
+
 // node is one lock node of a waiter, from its create until it holds the
 // lock, fails, or vanishes.
 type node struct {
 	path   string
 	name   string
-	entry  *nodeEntry
+	entry  *Node
 	token  int64    // its czxid, once known
 	listed []string // the queue as listed right after its create, if it was
 	// predSeen: the predecessor's data version that last sent a
@@ -76,7 +118,7 @@ func (n *node) setOwnWatched(epoch <-chan struct{}) {
 // order of that request's list, not of the deletions. A node that lived
 // through a reconnection lists its queue instead, which finds it gone if
 // it is. A covered node (cover.go) never takes such a hand-off: it lists.
-func (w *waiter) handoffSafe() bool {
+func (w *Waiter) handoffSafe() bool {
 	n := w.n
 	if !n.ownWatched {
 		return false
@@ -92,8 +134,8 @@ func (w *waiter) handoffSafe() bool {
 // waitFor is what a node waits for between two steps (see step.go), and
 // where it goes on from once that is over.
 type waitFor struct {
-	pred string     // waitPred: the node ahead, watched
-	prev *nodeEntry // waitLocal, waitLease: the node of ours ahead
+	pred string // waitPred: the node ahead, watched
+	prev *Node  // waitLocal, waitLease: the node of ours ahead
 	// ahead: the nodes ahead of ours that remain once the wait is over,
 	// with keep.
 	ahead []layout.Child
@@ -114,10 +156,32 @@ const (
 	waitSlot           // a semaphore's watches
 )
 
-// step runs the waiter, on a step's goroutine, until it holds (nil, nil),
-// fails, or must wait: it then returns what to wait for, and the next step
-// goes on from what ended the wait (woke).
-func (w *waiter) step(ctx context.Context, woke wake) (*parked, error) {
+// Step takes the waiter one step further: until its node holds (nil,
+// nil), the acquire fails, or it must wait; it then returns what to wait
+// for, and the next step goes on from what ended the wait (woke). With
+// runner, the step runs on a goroutine of its own, which the caller's
+// bounds by ctx (the acquire shell's runner): go-zookeeper's calls then
+// run on it directly. Otherwise the step runs on the caller's goroutine,
+// and each call runs aside so as never to wait past ctx (session.Call).
+//
+// Once the node holds, the shell adds it to the lease (Held) and calls
+// Grant.
+func (w *Waiter) Step(ctx context.Context, woke Wake, runner bool) (*Park, error) {
+	w.runner = runner
+	p, err := w.step(ctx, woke)
+	if p != nil {
+		if !p.covered {
+			// A covered park needs no case for our node's end: the
+			// cover fires then too (cover.go), and each case of a
+			// parked select holds a runtime record of its own.
+			p.gone = w.n.entry.gone
+		}
+		p.end = ctx.Done()
+	}
+	return p, err
+}
+
+func (w *Waiter) step(ctx context.Context, woke Wake) (*Park, error) {
 	if w.n != nil {
 		p, err := w.resume(ctx, woke)
 		if !errors.Is(err, errRestart) {
@@ -126,7 +190,7 @@ func (w *waiter) step(ctx context.Context, woke wake) (*parked, error) {
 		w.requeue()
 	}
 	for {
-		sid, err := w.c.waitReady(ctx)
+		sid, err := w.q.s.Wait(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -146,22 +210,22 @@ func (w *waiter) step(ctx context.Context, woke wake) (*parked, error) {
 }
 
 // parkOn returns p as what the waiter waits for before its next step.
-func (w *waiter) parkOn(p parked) *parked {
+func (w *Waiter) parkOn(p Park) *Park {
 	*w.park = p
 	return w.park
 }
 
 // requeue drops what we knew of our node, which is gone, before queueing
 // again with a new one.
-func (w *waiter) requeue() {
-	w.c.log.Debug("zklock: lock node vanished; enqueueing again", "resource", w.target.resource)
+func (w *Waiter) requeue() {
+	w.q.log.Debug("zklock: lock node vanished; enqueueing again", "resource", w.req.Resource)
 	w.forget()
 }
 
 // queue reads the queue after our node's create, and looks where it
 // stands.
-func (w *waiter) queue(ctx context.Context) (*parked, error) {
-	if w.cfg.mode == Semaphore {
+func (w *Waiter) queue(ctx context.Context) (*Park, error) {
+	if w.req.Kind == layout.Semaphore {
 		if err := w.checkLimit(ctx); err != nil {
 			return nil, w.fail(err)
 		}
@@ -174,7 +238,7 @@ func (w *waiter) queue(ctx context.Context) (*parked, error) {
 }
 
 // resume goes on after a park, from what ended it.
-func (w *waiter) resume(ctx context.Context, woke wake) (*parked, error) {
+func (w *Waiter) resume(ctx context.Context, woke Wake) (*Park, error) {
 	p, err := w.woken(ctx, woke)
 	if err == nil && p == nil {
 		var kids []layout.Child
@@ -192,19 +256,19 @@ func (w *waiter) resume(ctx context.Context, woke wake) (*parked, error) {
 // including ours, in order) until our node holds the lock (nil, nil), the
 // acquire fails, or it must wait for a node ahead: it then returns what to
 // wait for, and w.n.wait says where to go on from.
-func (w *waiter) look(ctx context.Context, kids []layout.Child) (*parked, error) {
+func (w *Waiter) look(ctx context.Context, kids []layout.Child) (*Park, error) {
 	for {
 		idx := slices.IndexFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name })
 		if idx < 0 {
 			return nil, errRestart
 		}
-		held, watch := layout.Rule(kids, idx, w.cfg.limit)
+		held, watch := layout.Rule(kids, idx, w.req.Limit)
 		w.report(ctx, idx)
 		if held {
 			return nil, w.hold(ctx)
 		}
-		if w.cfg.try {
-			return nil, w.fail(ErrLocked)
+		if w.req.Try {
+			return nil, w.fail(errs.ErrLocked)
 		}
 		p, err := w.ahead(ctx, kids, idx, watch)
 		if err != nil {
@@ -223,12 +287,12 @@ func (w *waiter) look(ctx context.Context, kids []layout.Child) (*parked, error)
 // ahead sets up the wait for the node at index watch of kids, ahead of
 // ours at idx, and returns what to park on, or nil if that node is gone
 // already.
-func (w *waiter) ahead(ctx context.Context, kids []layout.Child, idx, watch int) (*parked, error) {
-	if w.cfg.mode == Semaphore {
+func (w *Waiter) ahead(ctx context.Context, kids []layout.Child, idx, watch int) (*Park, error) {
+	if w.req.Kind == layout.Semaphore {
 		return w.awaitSlot(ctx, kids, idx)
 	}
-	pred := w.target.parent + "/" + kids[watch].Name
-	if p := w.c.ownNode(ctx, pred, w.sid); p != nil && provesFirst(p.mode) {
+	pred := w.req.Parent + "/" + kids[watch].Name
+	if p := w.q.ownNode(ctx, pred, w.sid); p != nil && provesFirst(p.kind) {
 		// If pred held, nothing is ahead of it, so nothing but what lies
 		// between it and us (readers, if we read): keep only that, not
 		// the snapshot (see below).
@@ -243,7 +307,7 @@ func (w *waiter) ahead(ctx context.Context, kids []layout.Child, idx, watch int)
 	// deletion hands us the lock without another round trip. That
 	// hand-off relies on a watch on our own node, set with pred's.
 	rest := slices.Delete(slices.Clone(kids), watch, watch+1)
-	direct, _ := layout.Rule(rest, idx-1, w.cfg.limit)
+	direct, _ := layout.Rule(rest, idx-1, w.req.Limit)
 	var others []layout.Child
 	if direct && idx > 1 {
 		// A direct hand-off goes on from what else lies ahead of us in
@@ -255,9 +319,9 @@ func (w *waiter) ahead(ctx context.Context, kids []layout.Child, idx, watch int)
 	}
 	// With a cover (cover.go), the queue's child watch stands in for both
 	// watches: we list again when it fires.
-	if direct && w.c.covering(w.n.cover) {
+	if direct && w.q.covering(w.n.cover) {
 		w.n.wait = waitFor{kind: waitPred, pred: pred}
-		return w.parkOn(parked{done: w.n.cover.fired, covered: true}), nil
+		return w.parkOn(Park{done: w.n.cover.fired, covered: true}), nil
 	}
 	w.n.wait = waitFor{kind: waitPred, pred: pred, own: direct, keep: direct, ahead: others}
 	return w.watch(ctx)
@@ -265,7 +329,7 @@ func (w *waiter) ahead(ctx context.Context, kids []layout.Child, idx, watch int)
 
 // next returns the queue to go on with once a wait is over: what the wait
 // left of the snapshot (see waitFor), or a new listing.
-func (w *waiter) next(ctx context.Context) ([]layout.Child, error) {
+func (w *Waiter) next(ctx context.Context) ([]layout.Child, error) {
 	keep := w.n.wait.keep && w.handoffSafe()
 	wf := w.n.wait
 	w.n.wait = waitFor{}
@@ -276,37 +340,37 @@ func (w *waiter) next(ctx context.Context) ([]layout.Child, error) {
 	return append(wf.ahead, me), nil
 }
 
-func (w *waiter) report(ctx context.Context, pos int) {
+// report records our node's position, and reports it when it is new.
+func (w *Waiter) report(ctx context.Context, pos int) {
 	n := w.n
 	n.entry.position.Store(int64(pos))
 	if int32(pos) == n.pos {
 		return
 	}
-	kind := EventPosition
-	if n.pos < 0 {
-		kind = EventEnqueued // a node of its own: a re-queue is reported again
-	}
+	first := n.pos < 0 // a node of its own: a re-queue is reported again
 	n.pos = int32(pos)
-	w.c.observe(ctx, Event{Kind: kind, ID: w.id, Resource: w.target.resource, Resources: w.resources, Mode: w.cfg.mode,
-		Path: n.path, Position: pos, Token: n.token, SessionID: w.sid})
+	if w.req.Reporter != nil {
+		w.req.Reporter.Queued(ctx, first, pos, n.path, n.token, w.sid)
+	}
 }
 
 // proveAlive makes sure, before a lease is handed out, that the leader is
-// known to have heard from our session recently enough (quorum.go): if the
+// known to have heard from our session recently enough (see
+// session.Session.LossDeadline): if the
 // proof has run out, it sends a sync through the leader, then reads our
 // node (answered in order, after the sync). Like every read of ours, it
 // waits out a lost connection (within ctx); it returns errRestart if the
 // session changed or our node is gone.
-func (w *waiter) proveAlive(ctx context.Context) error {
-	c := w.c
-	for time.Now().After(c.lossDeadline()) {
+func (w *Waiter) proveAlive(ctx context.Context) error {
+	q := w.q
+	for time.Now().After(q.s.LossDeadline()) {
 		ok, err := retryRead(ctx, w, func() (bool, error) {
 			sent := time.Now()
-			if _, err := c.conn.Sync("/"); err != nil {
+			if _, err := q.conn().Sync("/"); err != nil {
 				return false, err
 			}
-			c.quorum.answered(w.sid, sent)
-			ok, _, err := c.conn.Exists(w.n.path)
+			q.s.Proved(w.sid, sent)
+			ok, _, err := q.conn().Exists(w.n.path)
 			return ok, err
 		})
 		switch {
@@ -319,85 +383,119 @@ func (w *waiter) proveAlive(ctx context.Context) error {
 	return nil
 }
 
-// hold turns our node into a held lock.
-func (w *waiter) hold(ctx context.Context) error {
-	c := w.c
+// hold makes sure our node may be held: the acquire still waits for it,
+// the session is proven alive, the node is there. The shell then adds it
+// to the lease (Held) and grants it (Grant).
+func (w *Waiter) hold(ctx context.Context) error {
+	q := w.q
 	if err := ctx.Err(); err != nil {
 		// The acquire stopped waiting for the step that got here (see
-		// runStep): the node is not the caller's to hold.
+		// the shell's runStep): the node is not the caller's to hold.
 		return w.fail(errs.CtxErr(ctx))
 	}
 	if err := w.proveAlive(ctx); err != nil {
 		return w.fail(err)
 	}
-	c.mu.Lock()
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	select {
 	case <-w.n.entry.gone:
-		c.mu.Unlock()
 		return errRestart
 	default:
-	}
-	c.mu.Unlock()
-	h := &heldNode{resource: w.target.resource, parent: w.target.parent, path: w.n.path, token: w.n.token, sessionID: w.sid, entry: w.n.entry}
-	st := w.lease()
-	if !st.addHold(h) {
-		// Another part of this multi-resource lease was lost while we
-		// waited: give this node back, and queue again for every part.
-		return w.fail(errs.PartLost)
-	}
-	if w.cfg.mode == Semaphore && w.n.behind {
-		c.poke(w.n.entry, c.nodeData(w.cfg)) // see slot.go
-	}
-	if !w.n.ownWatched {
-		delay := c.cfg.nodeWatchDelay
-		if len(w.ts) > 1 {
-			// A part of a multi-resource acquire is held while the others
-			// are awaited: not a short critical section, so watch at once.
-			delay = 0
-		}
-		w.n.entry.watchLater(c, delay)
-	}
-	c.mu.Lock()
-	w.n.entry.st = st
-	w.n.entry.position.Store(0)
-	var gone bool
-	select {
-	case <-w.n.entry.gone:
-		gone = true // deleted between the two steps above
-	default:
-	}
-	c.mu.Unlock()
-	if gone {
-		st.lose(LossNodeDeleted)
 	}
 	return nil
 }
 
+// Held describes the node a waiter holds, once Step said it does.
+type Held struct {
+	Path      string
+	Token     int64 // its czxid, the fencing token
+	SessionID int64
+	Node      *Node
+}
+
+// Held returns the node the waiter holds.
+func (w *Waiter) Held() Held {
+	return Held{Path: w.n.path, Token: w.n.token, SessionID: w.sid, Node: w.n.entry}
+}
+
+// Grant gives the held node to h, the lease it now belongs to: from now
+// on h is told if the node is lost. A semaphore's node with nodes behind
+// it pokes its successor (slot.go); a node with no watch yet gets one
+// after the request's watch delay.
+func (w *Waiter) Grant(h Holder) {
+	w.grant(h, w.req.WatchDelay)
+}
+
+func (w *Waiter) grant(h Holder, delay time.Duration) {
+	q := w.q
+	if w.req.Kind == layout.Semaphore && w.n.behind {
+		q.poke(w.n.entry, w.req.Data)
+	}
+	if !w.n.ownWatched {
+		q.watchLater(w.n.entry, delay)
+	}
+	q.mu.Lock()
+	w.n.entry.holder = h
+	w.n.entry.position.Store(0)
+	var gone bool
+	select {
+	case <-w.n.entry.gone:
+		gone = true // deleted between the step that held and now
+	default:
+	}
+	q.mu.Unlock()
+	if gone {
+		h.Lose(LossNodeDeleted)
+	}
+}
+
+// Fail deletes the waiter's node, if it has one (an acquire that gave up
+// on it, or a part of a multi-resource lease that ended meanwhile), and
+// returns err.
+func (w *Waiter) Fail(err error) error { return w.fail(err) }
+
 // fail deletes our node (with a fresh context: the caller's may be dead)
 // and returns err.
-func (w *waiter) fail(err error) error {
+func (w *Waiter) fail(err error) error {
 	if errors.Is(err, errRestart) {
 		w.forget() // the node is gone
 		return err
 	}
 	if w.n != nil {
-		deadline := w.deleteBy()
+		deadline := w.req.DeleteBy
 		if deadline.IsZero() {
-			deadline = time.Now().Add(w.c.answerBound())
+			deadline = time.Now().Add(w.q.s.AnswerBound())
 		}
-		w.c.removeNode(w.n.entry, deadline)
+		w.q.removeNode(w.n.entry, deadline)
 	}
 	return err
 }
 
 // forget drops our record of the current node, which is already gone.
-func (w *waiter) forget() {
+func (w *Waiter) forget() {
 	n := w.n
 	if n == nil {
 		return
 	}
-	w.c.mu.Lock()
-	w.c.nodes.drop(n.entry)
-	w.c.mu.Unlock()
+	w.q.mu.Lock()
+	w.q.nodes.drop(n.entry)
+	w.q.mu.Unlock()
 	w.n = nil
 }
+
+// Quick reports whether the step after a park that woke ended is likely
+// to hold at once, with no request: a hand-off with no round trip (a
+// direct one, or a local one once the lease ahead has ended). The acquire
+// shell then runs the step on the acquiring goroutine itself, sparing the
+// hand-off two goroutine switches.
+func (w *Waiter) Quick(woke Wake) bool {
+	if woke != WokeFired || w.n == nil {
+		return false
+	}
+	wf := &w.n.wait
+	return (wf.kind == waitPred && wf.keep || wf.kind == waitLease) && w.handoffSafe()
+}
+
+// Session returns the session of the waiter's current node.
+func (w *Waiter) Session() int64 { return w.sid }
