@@ -9,8 +9,89 @@ import (
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
 )
+
+// backend is a lock backend under the acquire shell (acquireWith): the
+// ZooKeeper Client, the MemoryLocker, and any Driver through NewLocker.
+// The shell does what every Locker shares: options and their checks,
+// resource names and their canonical order, re-entry through the context,
+// MaxWait, a try's bound, starting over when a held part is lost, events;
+// the backend queues and holds.
+type backend interface {
+	releaser
+	// key returns resource's queue key (the Client: its queue's znode
+	// path), or a *ResourceError.
+	key(resource string, raw bool) (string, error)
+	// check refuses an acquire the backend cannot make.
+	check(cfg acquireConfig) error
+	// answerBound is how long a try may wait on the backend (0: no bound
+	// of the shell's).
+	answerBound() time.Duration
+	// annotate adds what the backend knows to the error of a wait that
+	// ended (the Client: ErrUnavailable when ZooKeeper was out of reach).
+	annotate(err error) error
+	// acquired runs after each successful acquire.
+	acquired()
+}
+
+// blocker is a backend that takes an acquire's parts in one call, which
+// waits (the MemoryLocker, NewLocker's).
+type blocker interface {
+	backend
+	// acquireParts takes every part of ts, in their (canonical) order,
+	// for st: a part a lender holds is borrowed (leaseState.borrow), the
+	// others queued for. It returns errs.PartLost when a part it held was
+	// lost while it waited for another (the shell then gives everything
+	// back and calls it again), and on error the part that failed and,
+	// if known, its session.
+	acquireParts(ctx context.Context, st *leaseState, p acquireParts) (failed target, sid int64, err error)
+}
+
+// stepper is a backend that waits in steps (the Client; see step.go): the
+// acquiring goroutine only parks, on what a step said to wait for, and
+// every step runs on a goroutine of the backend's (steps). Its parts are
+// taken by a partTaker.
+type stepper interface {
+	backend
+	// takeParts starts taking a's parts (a.ts) for its lease
+	// (a.lease()), once the acquire is set up, and again after a part
+	// already held was lost.
+	takeParts(a *acquisition) partTaker
+	// steps returns the runners of the backend's steps.
+	steps() *stepRunners
+}
+
+// partTaker takes one attempt's parts a step at a time.
+type partTaker interface {
+	// next goes on from what ended the last park (woke), on a step's
+	// goroutine, until it must wait (p), every part is held (nil), or it
+	// failed (err: at part failed, whose node was on session sid).
+	next(woke queue.Wake) (p parker, failed target, sid int64, err error)
+	// waiting is the part waited for and its session, once next parked.
+	waiting() (target, int64)
+	// quick reports whether the step after a park that woke ended is
+	// likely to hold at once, with no request (a hand-off with no round
+	// trip): the acquiring goroutine runs it itself, sparing the hand-off
+	// two goroutine switches (see runStep).
+	quick(woke queue.Wake) bool
+	// abandon ends a parked attempt nobody waits for any more: the
+	// acquiring goroutine's context ended (err).
+	abandon(err error)
+}
+
+// parker is what an acquire waits for between two steps: a *queue.Park
+// for the Client. Wait runs on the acquiring goroutine.
+type parker interface {
+	Wait() queue.Wake
+}
+
+// target is one resource of an acquire, resolved to its queue key.
+type target struct {
+	resource string
+	parent   string
+}
 
 // zkBackend is the Client as the acquire shell sees it (a stepper): it
 // resolves names to queue znodes, takes an acquire's parts a step at a

@@ -1,6 +1,8 @@
 package zklock
 
 import (
+	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -199,129 +201,73 @@ func (c *clientConfig) setErr(err error) {
 	}
 }
 
-// AcquireOption configures one acquire: Try, MaxWait, a Mode (Read,
-// Write, Exclusive), Limit, RawPath, LeaseLabel. Client options start with
-// With; acquire options read as the request they make:
+// WithAdminDigest adds an administrator to the ACL of every node the client
+// creates: the digest identity user:password gets every permission, so an
+// operator authenticated as it (e.g. with the zklock CLI) can delete a lock
+// node or a queue of another tenant to break a stuck lock. The client does
+// not authenticate as the administrator itself.
 //
-//	c.Acquire(ctx, "reports", zklock.Read, zklock.MaxWait(5*time.Second))
-type AcquireOption interface{ applyAcquire(*acquireConfig) }
-
-// QueueOption configures a look at a resource's queue (QueuePath, Inspect,
-// Leader, Observe, RequestRelease): RawPath, and Limit for Inspect to
-// tell a semaphore's holders from its waiters.
-type QueueOption interface{ applyQueue(*queueConfig) }
-
-// PathOption is an option that applies to acquires, looks at a queue and
-// Lead alike: RawPath.
-type PathOption interface {
-	AcquireOption
-	QueueOption
-	LeadOption
+// It adds to whatever ACL WithDigestAuth, WithACL or the default sets, in
+// any order of options:
+//
+//	zklock.Connect(ctx, servers,
+//		zklock.WithDigestAuth("billing", billingPassword),
+//		zklock.WithAdminDigest("ops", opsPassword))
+//
+// With the default ACL (world: all) it changes nothing anybody can do.
+func WithAdminDigest(user, password string) Option {
+	return func(c *clientConfig) {
+		if user == "" {
+			c.setErr(fmt.Errorf("%w: empty admin user", ErrInvalidOption))
+			return
+		}
+		c.adminACL = append(c.adminACL, zk.DigestACL(zk.PermAll, user, password)...)
+	}
 }
 
-// LimitOption is an option that applies to acquires and looks at a queue:
-// Limit.
-type LimitOption interface {
-	AcquireOption
-	QueueOption
-}
-
-type acquireConfig struct {
-	mode    Mode
-	limit   int
-	try     bool
-	maxWait time.Duration
-	raw     bool
-	label   string
-	data    []byte // node data instead of the owner record (elections)
-	layout  string // node name marker instead of the mode's (Lead's MutexLayout)
-}
-
-// newAcquireConfig applies opts, skipping nil ones.
-func newAcquireConfig(opts []AcquireOption) acquireConfig {
-	var c acquireConfig
-	for _, o := range opts {
-		if o != nil {
-			o.applyAcquire(&c)
+// WithTLS makes the client talk to ZooKeeper over TLS, on the servers'
+// secureClientPort (ZooKeeper 3.5+ with the Netty connection factory).
+// cfg says what to trust (RootCAs; the system's CAs when nil) and, when the
+// server asks for one (ssl.clientAuth), which certificate to present. When
+// cfg.ServerName is empty, each server's certificate is verified against
+// the host of its address, as tls.Dial does.
+//
+// WithTLS wraps the dialer in effect when it is applied (the default
+// net.DialTimeout, or one given earlier with WithDialer, e.g. a proxy), and
+// completes the handshake within the dial timeout. A dialer given with
+// WithDialer after WithTLS replaces it.
+func WithTLS(cfg *tls.Config) Option {
+	return func(c *clientConfig) {
+		if cfg == nil {
+			c.setErr(fmt.Errorf("%w: nil TLS config", ErrInvalidOption))
+			return
+		}
+		base := c.dialer
+		conf := cfg.Clone()
+		c.dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			raw, err := base(network, addr, timeout)
+			if err != nil {
+				return nil, err
+			}
+			tc := conf
+			if tc.ServerName == "" && !tc.InsecureSkipVerify {
+				if host, _, err := net.SplitHostPort(addr); err == nil {
+					tc = conf.Clone()
+					tc.ServerName = host
+				}
+			}
+			ctx := context.Background()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			conn := tls.Client(raw, tc)
+			if err := conn.HandshakeContext(ctx); err != nil {
+				raw.Close()
+				return nil, fmt.Errorf("zklock: TLS handshake with %s: %w", addr, err)
+			}
+			return conn, nil
 		}
 	}
-	return c
-}
-
-type queueConfig struct {
-	raw   bool
-	limit int
-}
-
-func newQueueConfig(opts []QueueOption) queueConfig {
-	var c queueConfig
-	for _, o := range opts {
-		if o != nil {
-			o.applyQueue(&c)
-		}
-	}
-	return c
-}
-
-type acquireFunc func(*acquireConfig)
-
-func (f acquireFunc) applyAcquire(c *acquireConfig) { f(c) }
-
-// Try makes the acquire return ErrLocked at once instead of waiting for
-// the holders ahead of it. A try never waits on ZooKeeper either: if it
-// gets no answer within a third of the session timeout, at most a second
-// (while disconnected, say), it returns an error matching ErrUnavailable.
-// Try and MaxWait exclude each other: together they are ErrInvalidOption.
-func Try() AcquireOption { return acquireFunc(func(c *acquireConfig) { c.try = true }) }
-
-// MaxWait bounds the wait; when it passes the acquire fails with
-// ErrWaitTimeout. The caller's context deadline still applies. Without it
-// (and without a context deadline) an acquire waits as long as it takes,
-// through a ZooKeeper outage too. Try and MaxWait exclude each other.
-func MaxWait(d time.Duration) AcquireOption {
-	return acquireFunc(func(c *acquireConfig) { c.maxWait = d })
-}
-
-// applyAcquire makes a Mode an AcquireOption: Exclusive (the default),
-// Read or Write. A semaphore is asked for with Limit, an election with
-// Campaign or Lead.
-func (m Mode) applyAcquire(c *acquireConfig) { c.mode = m }
-
-type limitOption int
-
-func (n limitOption) applyAcquire(c *acquireConfig) { c.mode, c.limit = Semaphore, int(n) }
-func (n limitOption) applyQueue(c *queueConfig)     { c.limit = int(n) }
-
-// Limit makes the acquire a semaphore of n holders (n >= 1). The limit is
-// stored with the resource by its first user; an acquire with another one
-// fails with ErrLimitMismatch. Given to Inspect, it tells holders from
-// waiters.
-func Limit(n int) LimitOption { return limitOption(n) }
-
-type rawPathOption struct{}
-
-func (rawPathOption) applyAcquire(c *acquireConfig) { c.raw = true }
-func (rawPathOption) applyQueue(c *queueConfig)     { c.raw = true }
-func (rawPathOption) applyLead(c *leadConfig)       { c.acquire = append(c.acquire, rawPathOption{}) }
-
-// RawPath treats the resource as an absolute znode path (e.g. "/locks/foo"
-// used by a Curator or kazoo service) instead of a name under the root.
-// A connection string's path is its chroot (see Open).
-func RawPath() PathOption { return rawPathOption{} }
-
-// LeaseLabel overrides the client's label (WithLabel) in this lease's
-// owner data, shown by Inspect and the zklock CLI.
-func LeaseLabel(s string) AcquireOption {
-	return acquireFunc(func(c *acquireConfig) { c.label = s })
-}
-
-// check reports options that cannot go together.
-func (c *acquireConfig) check() error {
-	switch {
-	case c.try && c.maxWait != 0:
-		return fmt.Errorf("%w: Try and MaxWait exclude each other: a try never waits", ErrInvalidOption)
-	case c.maxWait < 0:
-		return fmt.Errorf("%w: negative MaxWait %v", ErrInvalidOption, c.maxWait)
-	}
-	return nil
 }
