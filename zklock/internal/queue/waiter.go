@@ -355,15 +355,18 @@ func (w *Waiter) report(ctx context.Context, pos int) {
 }
 
 // proveAlive makes sure, before a lease is handed out, that the leader is
-// known to have heard from our session recently enough (see
-// session.Session.LossDeadline): if the
-// proof has run out, it sends a sync through the leader, then reads our
-// node (answered in order, after the sync). Like every read of ours, it
-// waits out a lost connection (within ctx); it returns errRestart if the
-// session changed or our node is gone.
+// known to have heard from our session recently enough for the lease to
+// be worth having (session.Session.Proven): if not, it sends a sync
+// through the leader, then reads our node (answered in order, after the
+// sync), and holds once that fresh proof is in. Like every read of ours,
+// it waits out a lost connection (within ctx); it returns errRestart if
+// the session changed or our node is gone.
 func (w *Waiter) proveAlive(ctx context.Context) error {
 	q := w.q
-	for time.Now().After(q.s.LossDeadline()) {
+	if q.s.Proven() {
+		return nil
+	}
+	for {
 		ok, err := retryRead(ctx, w, func() (bool, error) {
 			sent := time.Now()
 			if _, err := q.conn().Sync("/"); err != nil {
@@ -378,9 +381,10 @@ func (w *Waiter) proveAlive(ctx context.Context) error {
 			return err
 		case !ok:
 			return errRestart
+		case !time.Now().After(q.s.LossDeadline()):
+			return nil // as fresh a proof as there can be
 		}
 	}
-	return nil
 }
 
 // hold makes sure our node may be held: the acquire still waits for it,

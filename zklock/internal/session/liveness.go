@@ -218,10 +218,7 @@ func (s *Session) Unreachable() bool {
 func (s *Session) LossDeadline() time.Time {
 	_, timeout := s.wire.Snapshot()
 	sid, _ := s.Current()
-	margin := s.cfg.LossMargin
-	if margin == 0 || margin >= timeout {
-		margin = timeout / 4
-	}
+	margin := s.margin(timeout)
 	esid, est := s.wire.Established()
 	if esid != sid {
 		est = time.Time{}
@@ -231,6 +228,27 @@ func (s *Session) LossDeadline() time.Time {
 		return proven
 	}
 	return proven.Add(timeout - margin)
+}
+
+// Proven reports whether the session's proof of life is worth granting a
+// lease on: the proven remainder (until LossDeadline) is at least half of
+// what a fresh proof gives, the session timeout minus the loss margin,
+// the proof interval and a quarter of the timeout (with the default
+// margin, a fifth of the timeout of the two fifths). A grant on less
+// would hand out a lease that may be given up before its holder can use
+// it: the recipe proves the session afresh first.
+func (s *Session) Proven() bool {
+	_, timeout := s.wire.Snapshot()
+	return time.Until(s.LossDeadline()) >= (timeout-s.margin(timeout)-ProofInterval(timeout)-timeout/4)/2
+}
+
+// margin is the loss margin for a negotiated timeout: the configured one,
+// or a quarter of the timeout.
+func (s *Session) margin(timeout time.Duration) time.Duration {
+	if m := s.cfg.LossMargin; m != 0 && m < timeout {
+		return m
+	}
+	return timeout / 4
 }
 
 // AnswerBound is how long a try, or the on-the-spot delete of a failed
