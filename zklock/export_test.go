@@ -34,3 +34,7 @@ func MemoryDeleteNode(m *MemoryLocker, path string) bool { return m.deleteNode(p
 // MemoryExpireNodes ends the nodes at paths as the expiry of the session
 // that made them would.
 func MemoryExpireNodes(m *MemoryLocker, paths []string) { m.expireNodes(paths) }
+
+// SetListingHook makes every listing of a queue that c's waiters decide on
+// pass through h first (nil: none), as a diverged server's listing would.
+func SetListingHook(c *Client, h func(parent string, names []string) []string) { c.q.SetListingHook(h) }

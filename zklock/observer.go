@@ -31,6 +31,13 @@ const (
 	EventSuspended
 	// EventResumed: reconnected to the same session in time.
 	EventResumed
+	// EventDiverged: a waiter listed its queue and the listing held two
+	// live nodes with one sequence number, which a server consistent with
+	// its ensemble never shows (ZooKeeper 3.8.0 was seen to keep an
+	// uncommitted transaction across a resynchronization). The waiter
+	// decides nothing on it: it lists again after a sync, then from
+	// another server, until its context ends. Path is its node.
+	EventDiverged
 )
 
 func (k EventKind) String() string {
@@ -53,6 +60,8 @@ func (k EventKind) String() string {
 		return "suspended"
 	case EventResumed:
 		return "resumed"
+	case EventDiverged:
+		return "diverged"
 	}
 	return "unknown"
 }

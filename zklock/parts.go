@@ -151,3 +151,11 @@ func (p *clientParts) Queued(ctx context.Context, first bool, pos int, path stri
 	a.b.observe(ctx, Event{Kind: kind, ID: a.id, Resource: p.req.Resource, Resources: a.resources, Mode: a.cfg.mode,
 		Path: path, Position: pos, Token: token, SessionID: sid})
 }
+
+// Diverged reports a diverged listing of the waiter's queue to the
+// observers.
+func (p *clientParts) Diverged(ctx context.Context, path string, sid int64) {
+	a := p.a
+	a.b.observe(ctx, Event{Kind: EventDiverged, ID: a.id, Resource: p.req.Resource, Resources: a.resources, Mode: a.cfg.mode,
+		Path: path, SessionID: sid})
+}

@@ -139,11 +139,17 @@ func Sort(names []string) (kids []Child, unknown []string) {
 // node bears on whether it holds or what it watches (see Rule). A waiter
 // near the head of a long queue then sorts next to nothing. behind reports
 // whether any node lies behind ours.
-func SortAhead(names []string, ours string) (kids []Child, unknown []string, behind bool) {
+//
+// dup reports a listing that proves its server diverged from the
+// ensemble: two of the nodes kept share a sequence number, or a node
+// behind ours has ours. ZooKeeper numbers a queue's children from one
+// counter, so a consistent server never lists two live nodes with one
+// number; a waiter must not decide anything on such a listing.
+func SortAhead(names []string, ours string) (kids []Child, unknown []string, behind, dup bool) {
 	me, ok := Parse(ours)
 	if !ok {
 		kids, unknown = Sort(names)
-		return kids, unknown, false
+		return kids, unknown, false, duplicated(kids)
 	}
 	for _, n := range names {
 		c, ok := Parse(n)
@@ -154,10 +160,22 @@ func SortAhead(names []string, ours string) (kids []Child, unknown []string, beh
 			kids = append(kids, c)
 		default:
 			behind = true
+			dup = dup || c.Seq == me.Seq
 		}
 	}
 	slices.SortFunc(kids, Compare)
-	return kids, unknown, behind
+	return kids, unknown, behind, dup || duplicated(kids)
+}
+
+// duplicated reports whether two nodes of sorted kids share a sequence
+// number.
+func duplicated(kids []Child) bool {
+	for i := 1; i < len(kids); i++ {
+		if kids[i].Seq == kids[i-1].Seq {
+			return true
+		}
+	}
+	return false
 }
 
 // Compare orders nodes by sequence number, then name.

@@ -104,7 +104,7 @@ func TestSortAheadIsPrefix(t *testing.T) {
 		rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
 		all, unknownAll := Sort(names)
 		for _, ours := range names {
-			kids, unknown, _ := SortAhead(names, ours)
+			kids, unknown, _, _ := SortAhead(names, ours)
 			if !slices.Equal(unknown, unknownAll) {
 				t.Fatalf("round %d: unknown %v, want %v", round, unknown, unknownAll)
 			}
@@ -122,6 +122,38 @@ func TestSortAheadIsPrefix(t *testing.T) {
 					t.Fatalf("round %d: rule differs for %s", round, ours)
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkSortAhead measures a waiter's view of a listing of 1,000
+// nodes (zk.Lock's layout), its node last: the divergence check (two
+// nodes of one sequence number) rides on the sort.
+func BenchmarkSortAhead(b *testing.B) {
+	names := make([]string, 1000)
+	for i := range names {
+		names[i] = fmt.Sprintf("_c_%08x-0000-4000-8000-000000000000-lock-%010d", i, i)
+	}
+	rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	ours := fmt.Sprintf("_c_%08x-0000-4000-8000-000000000000-lock-%010d", 999, 999)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, dup := SortAhead(names, ours); dup {
+			b.Fatal("dup")
+		}
+	}
+}
+
+// BenchmarkDuplicated measures the divergence check alone, over a sorted
+// queue of 1,000 nodes: what the check adds to every listing.
+func BenchmarkDuplicated(b *testing.B) {
+	kids := make([]Child, 1000)
+	for i := range kids {
+		kids[i] = Child{Name: fmt.Sprint(i), Seq: int64(i)}
+	}
+	for b.Loop() {
+		if duplicated(kids) {
+			b.Fatal("dup")
 		}
 	}
 }

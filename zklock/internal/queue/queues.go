@@ -57,8 +57,9 @@ type Queues struct {
 	acl []zk.ACL
 	log *slog.Logger
 
-	creating atomic.Int32 // creates in flight (see createAndList)
-	noCount  atomic.Bool  // a queue's data may not be written (see createCounted)
+	creating atomic.Int32                                                 // creates in flight (see createAndList)
+	listing  atomic.Pointer[func(parent string, names []string) []string] // a test's hook (SetListingHook)
+	noCount  atomic.Bool                                                  // a queue's data may not be written (see createCounted)
 
 	mu  sync.Mutex
 	sid int64 // the session nodes are registered on (Session); 0: none
@@ -272,4 +273,15 @@ func (q *Queues) startDeleting(path string, sid int64) (done func()) {
 func (q *Queues) BusyCreates() (done func()) {
 	q.creating.Add(1)
 	return func() { q.creating.Add(-1) }
+}
+
+// SetListingHook makes every listing of a queue that a waiter decides on
+// pass through h first (nil: none): a test's way to replay a listing of a
+// diverged server.
+func (q *Queues) SetListingHook(h func(parent string, names []string) []string) {
+	if h == nil {
+		q.listing.Store(nil)
+		return
+	}
+	q.listing.Store(&h)
 }

@@ -45,6 +45,10 @@ type Reporter interface {
 	// of it), when it is first known for the node (first) and each time
 	// it changes.
 	Queued(ctx context.Context, first bool, pos int, path string, token, sid int64)
+	// Diverged reports a listing of the queue of the waiter's node at
+	// path that proves its server diverged from the ensemble: the waiter
+	// decides nothing on it (see list).
+	Diverged(ctx context.Context, path string, sid int64)
 }
 
 // Waiter is one acquire's part, its journey through a resource's queue.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
@@ -171,10 +172,18 @@ func (w *Waiter) firstLook(ctx context.Context) ([]layout.Child, error) {
 	if listed := w.n.listed; listed != nil {
 		w.n.listed = nil
 		var err error
-		if kids, err = w.view(listed); err != nil {
+		kids, err = w.view(listed)
+		switch {
+		case errors.Is(err, errDiverged):
+			if err := w.diverged(ctx, 0); err != nil {
+				return nil, err
+			}
+			if kids, err = w.listing(ctx, 1); err != nil {
+				return nil, err
+			}
+		case err != nil:
 			return nil, err
-		}
-		if !slices.ContainsFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name }) {
+		case !slices.ContainsFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name }):
 			// Cannot happen if the server answered in order; never
 			// take a missing node for a deleted one on this listing
 			// (that would queue us twice): list again.
@@ -216,23 +225,80 @@ func (w *Waiter) watchOwn(ctx context.Context) (*zk.Stat, error) {
 }
 
 // list reads the queue's children, retrying across connection loss while
-// the session lives.
-func (w *Waiter) list(ctx context.Context) ([]layout.Child, error) {
-	names, err := retryRead(ctx, w, func() ([]string, error) {
-		n, _, err := w.q.conn().Children(w.req.Parent)
-		return n, err
-	})
-	if err != nil {
-		return nil, err
+// the session lives. A listing that proves its server diverged from the
+// ensemble (two live nodes with one sequence number, see
+// layout.SortAhead) decides nothing: the waiter reports it, then lists
+// again after a sync (the leader's view), and if that still diverges,
+// moves the session to another server first, backing off, until its
+// context ends.
+func (w *Waiter) list(ctx context.Context) ([]layout.Child, error) { return w.listing(ctx, 0) }
+
+// listing is list after attempt diverged listings in a row: from the
+// first on, it lists after a sync.
+func (w *Waiter) listing(ctx context.Context, attempt int) ([]layout.Child, error) {
+	for ; ; attempt++ {
+		synced := attempt > 0
+		names, err := retryRead(ctx, w, func() ([]string, error) {
+			if synced {
+				return w.q.listSynced(w.req.Parent)
+			}
+			n, _, err := w.q.conn().Children(w.req.Parent)
+			return n, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		kids, err := w.view(names)
+		if !errors.Is(err, errDiverged) {
+			return kids, err
+		}
+		if err := w.diverged(ctx, attempt); err != nil {
+			return nil, err
+		}
 	}
-	return w.view(names)
+}
+
+// errDiverged is a listing of our queue that proves its server diverged
+// (see list).
+var errDiverged = errors.New("zklock: queue listed with two nodes of one sequence number")
+
+// diverged reports a diverged listing of our queue, the attempt-th in a
+// row, and waits before the next: at once after the first (the next
+// listing follows a sync), then, the server still diverging, it drops
+// the connection so that the session moves to another server, and backs
+// off, from 50 ms up to a second.
+func (w *Waiter) diverged(ctx context.Context, attempt int) error {
+	q := w.q
+	q.log.Warn("zklock: a listing of the queue shows two nodes with one sequence number: its server has diverged from the ensemble; not deciding on it",
+		"queue", w.req.Parent, "attempt", attempt+1)
+	if w.req.Reporter != nil {
+		w.req.Reporter.Diverged(ctx, w.n.path, w.sid)
+	}
+	if attempt == 0 {
+		return nil
+	}
+	q.s.Wire().Drop()
+	t := time.NewTimer(min(50*time.Millisecond<<min(attempt-1, 5), time.Second))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return errs.CtxErr(ctx)
+	}
 }
 
 // view parses a listing of our queue as our node sees it: the nodes up to
 // and including ours, in order. A child that cannot be ordered fails the
 // acquire (errs.ErrUnknownNode).
 func (w *Waiter) view(names []string) ([]layout.Child, error) {
-	kids, unknown, behind := layout.SortAhead(names, w.n.name)
+	if h := w.q.listing.Load(); h != nil {
+		names = (*h)(w.req.Parent, names)
+	}
+	kids, unknown, behind, dup := layout.SortAhead(names, w.n.name)
+	if dup {
+		return nil, errDiverged
+	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		return nil, fmt.Errorf("%w: %s/%s (and %d more): it has no sequence number, so it may hold the lock",

@@ -3,6 +3,7 @@ package wire
 import (
 	"net"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -24,6 +25,9 @@ type Tracker struct {
 	czxids *czxids
 	onWire *onWire
 	subs   []tapSubscriber
+
+	mu  sync.Mutex
+	cur net.Conn // the network connection dialed last (Drop)
 }
 
 // NewTracker returns a Tracker that has seen no connection yet.
@@ -37,6 +41,9 @@ func NewTracker() *Tracker {
 // connection. Each call starts a new connection generation: frames of an
 // earlier connection no longer count.
 func (t *Tracker) Dial(c net.Conn) net.Conn {
+	t.mu.Lock()
+	t.cur = c
+	t.mu.Unlock()
 	conn, resumed := t.live.connecting()
 	if !resumed {
 		return &bufferedConn{Conn: newTap(c, conn, t.subs)}
@@ -44,6 +51,18 @@ func (t *Tracker) Dial(c net.Conn) net.Conn {
 	g := &gatedConn{wait: setWatchesWait, open: make(chan struct{})}
 	g.Conn = &bufferedConn{Conn: newTap(c, conn, append(slices.Clip(t.subs), g))}
 	return g
+}
+
+// Drop closes the network connection dialed last, as a broken network
+// would: go-zookeeper reconnects, to the next server of its list, and
+// resumes the session there if it still lives.
+func (t *Tracker) Drop() {
+	t.mu.Lock()
+	c := t.cur
+	t.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
 }
 
 // Written returns a channel closed once a create request for path has

@@ -1,0 +1,120 @@
+package zklock_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
+)
+
+// A listing that proves its server diverged from the ensemble (two live
+// nodes of one queue with one sequence number: ZooKeeper 3.8.0 was seen
+// to keep an uncommitted transaction across a resynchronization, and a
+// client on that server held on a node no other server had) grants
+// nothing. Client b's listings are replayed as such a server would show
+// them: a's node, which holds, carries b's sequence number under a name
+// that sorts after b's. Trusting them, b would hold beside a. It must
+// not hold while a does, must report the divergence (EventDiverged), and
+// must hold once the listings are sound again and a has released.
+func TestIntegration_DivergedListingGrantsNothing(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	a := newClient(t, root)
+	var diverged atomic.Int32
+	b := newClient(t, root, zklock.WithObserver(zklock.ObserverFunc(func(_ context.Context, e zklock.Event) {
+		if e.Kind == zklock.EventDiverged {
+			diverged.Add(1)
+		}
+	})))
+	ctx := testCtx(t)
+	la, err := a.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The newest node is b's; every other is shown with b's sequence
+	// number, under a protected name that sorts after b's.
+	zklock.SetListingHook(b, func(_ string, names []string) []string {
+		newest := ""
+		for _, n := range names {
+			if len(n) >= 10 && n[len(n)-10:] > newest {
+				newest = n[len(n)-10:]
+			}
+		}
+		out := make([]string, len(names))
+		for i, n := range names {
+			out[i] = n
+			if len(n) >= 10 && n[len(n)-10:] != newest {
+				out[i] = "_c_ffffffff-ffff-4fff-bfff-ffffffffffff-lock-" + newest
+			}
+		}
+		return out
+	})
+	type result struct {
+		l   *zklock.Lease
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		l, err := b.Acquire(ctx, "r")
+		got <- result{l, err}
+	}()
+	select {
+	case r := <-got:
+		t.Fatalf("b's acquire returned (%v) on diverged listings while a holds", r.err)
+	case <-time.After(2 * time.Second):
+	}
+	if n := diverged.Load(); n < 2 {
+		t.Fatalf("%d diverged listings reported in 2 s; want them reported, and listed again", n)
+	}
+	zklock.SetListingHook(b, nil)
+	select {
+	case r := <-got:
+		t.Fatalf("b's acquire returned (%v) with sound listings while a holds", r.err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := la.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-got:
+		if r.err != nil {
+			t.Fatalf("b's acquire after a released: %v", r.err)
+		}
+		_ = r.l.Release(ctx)
+	case <-time.After(5 * time.Second):
+		t.Fatal("b did not hold within 5 s of a's release once its listings were sound")
+	}
+	t.Logf("%d diverged listings reported", diverged.Load())
+}
+
+// A try on a diverged listing decides nothing either: it answers within
+// its bound, ErrUnavailable (it could not learn the queue's state), and
+// leaves no node behind.
+func TestIntegration_DivergedListingTryAnswersUnavailable(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	c := newClient(t, root)
+	zklock.SetListingHook(c, func(_ string, names []string) []string {
+		out := append([]string(nil), names...)
+		for _, n := range names {
+			if len(n) >= 10 {
+				out = append(out, "_c_ffffffff-ffff-4fff-bfff-ffffffffffff-lock-"+n[len(n)-10:])
+			}
+		}
+		return out
+	})
+	start := time.Now()
+	_, err := c.TryAcquire(testCtx(t), "r")
+	if !errors.Is(err, zklock.ErrUnavailable) {
+		t.Fatalf("try on diverged listings = %v; want ErrUnavailable", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("the try answered after %v", took)
+	}
+	zklock.SetListingHook(c, nil)
+	if nodes := lockNodes(t, c.Conn(), root); len(nodes) != 0 {
+		t.Fatalf("nodes left behind: %v", nodes)
+	}
+}
