@@ -152,13 +152,20 @@ func (b *zkBackend) observe(ctx context.Context, e Event) {
 	}
 }
 
-// sessionState reports a suspension or a resumption to the observers.
-func (b *zkBackend) sessionState(s session.State, sid int64) {
+// connState reports a lost connection (EventSuspended) or a resumption
+// to the observers.
+func (b *zkBackend) connState(s session.Conn, sid int64) {
 	kind := EventSuspended
-	if s == session.Resumed {
+	if s == session.ConnResumed {
 		kind = EventResumed
 	}
 	b.observe(context.Background(), Event{Kind: kind, SessionID: sid})
+}
+
+// sessionStatus reports a change of the session's state to the
+// observers (EventState).
+func (b *zkBackend) sessionStatus(st session.Status, sid int64) {
+	b.observe(context.Background(), Event{Kind: EventState, State: SessionState(st), SessionID: sid})
 }
 
 // releaseHolds deletes every node of a lease being released (its own:

@@ -58,7 +58,8 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	scfg := session.Config{Servers: servers, SessionTimeout: cfg.sessionTimeout, LossMargin: cfg.lossMargin,
 		Dialer: cfg.dialer, Auth: auth, Logger: cfg.logger}
 	if len(cfg.observers) > 0 {
-		scfg.OnState = c.b.sessionState
+		scfg.OnConn = c.b.connState
+		scfg.OnStatus = c.b.sessionStatus
 	}
 	c.sess = session.New(scfg)
 	c.q = queue.New(c.sess, queue.Config{ACL: cfg.acl, Logger: cfg.logger})
@@ -79,6 +80,62 @@ func (c *Client) Close() error {
 // SessionID returns the current ZooKeeper session id (0 before the first
 // session).
 func (c *Client) SessionID() int64 { return c.sess.ID() }
+
+// SessionState is what a Client knows of its ZooKeeper session now (see
+// Client.State).
+type SessionState int
+
+// Session states.
+const (
+	// SessionVerified: connected, and ZooKeeper's leader is proven to
+	// have heard from the session recently enough that a lease held now
+	// is kept: the session's proof of life reaches past now.
+	SessionVerified SessionState = iota + 1
+	// SessionSuspended: not verified. The client is disconnected, or
+	// connected to a server that has not been heard to reach its leader
+	// (a server cut off from the leader still answers pings). Held
+	// leases are kept until the proof runs out; then they are lost
+	// (LossSessionUnverified).
+	SessionSuspended
+	// SessionExpired: ZooKeeper expired the session: every lease on it
+	// was lost. The client is establishing a new session.
+	SessionExpired
+	// SessionClosed: the Client was closed.
+	SessionClosed
+)
+
+func (s SessionState) String() string {
+	switch s {
+	case SessionVerified:
+		return "verified"
+	case SessionSuspended:
+		return "suspended"
+	case SessionExpired:
+		return "expired"
+	case SessionClosed:
+		return "closed"
+	}
+	return "unknown"
+}
+
+// State returns the state of the client's session now, and a channel
+// that is closed when it next changes, so that a caller can wait for a
+// change without missing one:
+//
+//	for st, changed := c.State(); st != zklock.SessionClosed; st, changed = c.State() {
+//		log.Print("session ", st)
+//		<-changed
+//	}
+//
+// Observers also receive each change, as EventState. Asking for the
+// state keeps the session proven for a session timeout, whether or not
+// the client holds locks (a sync through the leader every tenth of the
+// timeout), so that a health check polling State reports
+// SessionVerified only while the leader hears from the session.
+func (c *Client) State() (SessionState, <-chan struct{}) {
+	st, changed := c.sess.State()
+	return SessionState(st), changed
+}
 
 // Root returns the znode under which resource queues live.
 func (c *Client) Root() string { return c.cfg.root }

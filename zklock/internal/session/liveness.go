@@ -85,6 +85,7 @@ func ProofInterval(timeout time.Duration) time.Duration {
 func (s *Session) Proved(sid int64, sent time.Time) {
 	s.quorum.answered(sid, sent)
 	s.Kick()
+	s.nudgeState()
 }
 
 // ProveSoon wakes the prover if the proof runs out within the next proof
@@ -118,8 +119,9 @@ func (s *Session) prove(ctx context.Context) error {
 	return err
 }
 
-// prover keeps the proof fresh while the client has lock nodes: one sync
-// in flight at a time, every proof interval.
+// prover keeps the proof fresh while the client has lock nodes, or its
+// state is watched (State): one sync in flight at a time, every proof
+// interval.
 func (s *Session) prover() {
 	defer s.wg.Done()
 	t := time.NewTimer(0)
@@ -135,7 +137,7 @@ func (s *Session) prover() {
 		if timeout <= 0 {
 			timeout = s.cfg.SessionTimeout
 		}
-		if s.nodes.Busy() && s.quorum.flying.CompareAndSwap(false, true) {
+		if (s.nodes.Busy() || s.watched()) && s.quorum.flying.CompareAndSwap(false, true) {
 			s.Go(func(ctx context.Context) {
 				defer s.quorum.flying.Store(false)
 				_ = s.prove(ctx)
