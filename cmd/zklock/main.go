@@ -55,8 +55,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if name != "" {
 			prefix += " " + name
 		}
-		msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "zklock: "), "\n", "; ")
-		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, errText(err))
 	}
 	return codeOf(err)
 }

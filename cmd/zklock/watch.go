@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/internal/duration"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -53,8 +54,9 @@ Example:
   zklock watch --json demo/nightly-report | jq -c 'select(.event == "acquired")'`,
 	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
 		q := registerQueueFlags(fs)
-		interval := fs.Duration("interval", time.Second, "read the queue at least this often (`duration`)")
-		forDur := fs.Duration("for", 0, "stop after this `duration` (default: until interrupted)")
+		interval, forDur := new(time.Duration), new(time.Duration)
+		duration.Var(fs, interval, "interval", time.Second, "read the queue at least this often (`duration`)")
+		duration.Var(fs, forDur, "for", 0, "stop after this `duration` (default: until interrupted)")
 		asJSON := fs.Bool("json", false, "print one JSON object per change (JSON Lines) instead of text")
 		return func(e *env, args []string) error {
 			resource, err := q.resource("watch", args)
@@ -126,7 +128,7 @@ func (w *watcher) run(ctx context.Context) error {
 		case err != nil && w.tty:
 			w.redraw(nil, err)
 		case err != nil:
-			if msg := trimPrefix(err); msg != w.lastErr {
+			if msg := errText(err); msg != w.lastErr {
 				fmt.Fprintf(w.e.stderr, "zklock watch: %s (retrying)\n", msg)
 				w.lastErr = msg
 			}
@@ -181,7 +183,7 @@ func (w *watcher) redraw(queue *zklock.Queue, err error) {
 	now := time.Now()
 	fmt.Fprintf(&b, "zklock watch %s: every %v and on change; %s (Ctrl-C to stop)\n\n", clean(w.resource), w.interval, now.Format("15:04:05"))
 	if err != nil {
-		fmt.Fprintf(&b, "error: %s (retrying)\n", trimPrefix(err))
+		fmt.Fprintf(&b, "error: %s (retrying)\n", errText(err))
 	} else {
 		_ = WriteQueue(&b, queue, now)
 	}

@@ -1,0 +1,36 @@
+package main
+
+import "strings"
+
+// errPrefix is what errors of package zklock start with. The command
+// prints its own prefix ("zklock run: "), so the program is named once.
+const errPrefix = "zklock: "
+
+// errText is err's message as the command prints it after its own prefix,
+// on one line: every errPrefix that starts the message or an error wrapped
+// inside it (after ": ") is dropped, whether the core's errors carry one
+// or not, and newlines become "; ". Quoted text, such as a resource name
+// that happens to contain "zklock: ", is left as it is.
+func errText(err error) string {
+	s := err.Error()
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		if !quoted && strings.HasPrefix(s[i:], errPrefix) && (b.Len() == 0 || strings.HasSuffix(b.String(), ": ")) {
+			i += len(errPrefix) - 1
+			continue
+		}
+		switch c := s[i]; {
+		case c == '\n':
+			b.WriteString("; ")
+		case quoted && c == '\\' && i+1 < len(s):
+			b.WriteByte(c)
+			b.WriteByte(s[i+1])
+			i++
+		default:
+			quoted = quoted != (c == '"')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
