@@ -1,6 +1,10 @@
 package main
 
-import "strings"
+import (
+	"fmt"
+	"io"
+	"strings"
+)
 
 // errPrefix is what errors of package zklock start with. The command
 // prints its own prefix ("zklock run: "), so the program is named once.
@@ -34,3 +38,17 @@ func errText(err error) string {
 	}
 	return b.String()
 }
+
+// retryErrors reports the errors of a command that keeps retrying (watch,
+// top) on stderr when piped: one line per new error, not one per retry.
+type retryErrors struct{ last string }
+
+func (r *retryErrors) report(w io.Writer, cmd string, err error) {
+	if msg := errText(err); msg != r.last {
+		fmt.Fprintf(w, "zklock %s: %s (retrying)\n", cmd, msg)
+		r.last = msg
+	}
+}
+
+// reset forgets the last error, after a success.
+func (r *retryErrors) reset() { r.last = "" }
