@@ -86,15 +86,11 @@ Example:
 			fmt.Fprintln(tw, "RESOURCE\tHOLDERS\tWAITING\tHOLDER\tTOKEN\tAGE")
 			for _, q := range queues {
 				hs, ws := q.Holders(), q.Waiters()
-				holder, token, age := "-", "-", "-"
+				holder, token, age := holderText(hs), "-", "-"
 				if emptyQueue(q) {
 					holder = "(empty)"
 				}
 				if len(hs) > 0 {
-					holder = ownerText(hs[0].Owner)
-					if len(hs) > 1 {
-						holder += fmt.Sprintf(" +%d", len(hs)-1)
-					}
 					token = strconv.FormatInt(hs[0].Token, 10)
 					age = formatAge(now.Sub(hs[0].Created))
 				}

@@ -26,10 +26,11 @@ type env struct {
 var commands []*command
 
 func init() {
-	commands = []*command{lsCommand, showCommand, watchCommand, runCommand, breakCommand, completionCommand}
+	commands = []*command{lsCommand, topCommand, showCommand, watchCommand, runCommand, breakCommand, completionCommand}
 }
 
-// commandNames is "ls, show, watch, run, break, completion", for messages.
+// commandNames is "ls, top, show, watch, run, break, completion", for
+// messages.
 func commandNames() string {
 	names := make([]string, len(commands))
 	for i, c := range commands {

@@ -14,7 +14,7 @@ import (
 )
 
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, name := range []string{"ls", "show", "watch", "run", "break", "completion"} {
+	for _, name := range []string{"ls", "top", "show", "watch", "run", "break", "completion"} {
 		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
 			r := zkl(t, nil, args...)
 			if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "Usage: zklock "+name+" ") {
@@ -134,6 +134,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"show", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper at " + down},
 		{[]string{"ls", "--connect-timeout", "1s"}, []string{"ZKLOCK_SERVERS=" + down}, 113, "cannot reach ZooKeeper"},
 		{[]string{"watch", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper"},
+		{[]string{"top", "--servers", down, "--connect-timeout", "1s"}, nil, 113, "cannot reach ZooKeeper"},
 		{[]string{"run", "--servers", down, "--connect-timeout", "1s", "--resource", "x", "--", "touch", filepath.Join(dir, "ran")}, nil, 113, "cannot reach ZooKeeper"},
 		{[]string{"break", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper"},
 		{[]string{"show", "--servers", "no-such-host.invalid:2181", "--connect-timeout", "5s", "x"}, nil, 113, "cannot resolve"},

@@ -11,11 +11,13 @@ import (
 // watches keeps at most one ZooKeeper watch per znode, and says on
 // changed when any of them fires (one pending signal for any number of
 // firings). A watch fires once: the next read of its node sets it again.
-// watch uses it for the queue it follows.
+// watch uses it for the queue it follows; top for the root and the
+// hottest queues.
 type watches struct {
 	life    context.Context // the watches are waited for until it ends
 	conn    *zk.Conn
 	changed chan struct{}
+	limit   int // the most watches outstanding at once; 0: no limit
 
 	mu    sync.Mutex
 	armed map[string]bool
@@ -26,11 +28,12 @@ func newWatches(life context.Context, conn *zk.Conn) *watches {
 	return &watches{life: life, conn: conn, changed: make(chan struct{}, 1), armed: map[string]bool{}}
 }
 
-// claim marks path as watched and reports whether it was not already.
+// claim marks path as watched and reports whether it was not already
+// and the limit allows one more.
 func (w *watches) claim(path string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.armed[path] {
+	if w.armed[path] || (w.limit > 0 && len(w.armed) >= w.limit) {
 		return false
 	}
 	w.armed[path] = true
@@ -61,6 +64,27 @@ func (w *watches) arm(path string) {
 		}
 		w.await(path, ch)
 	}()
+}
+
+// children lists path's children, setting a children watch on it when
+// none is outstanding and the limit allows: one read either way. It gives up when ctx ends
+// (go-zookeeper's calls take no context).
+func (w *watches) children(ctx context.Context, path string) ([]string, error) {
+	if !w.claim(path) {
+		return zkDo(ctx, func() ([]string, error) {
+			names, _, err := w.conn.Children(path)
+			return names, err
+		})
+	}
+	return zkDo(ctx, func() ([]string, error) {
+		names, _, ch, err := w.conn.ChildrenW(path)
+		if err != nil {
+			w.release(path)
+			return nil, err
+		}
+		go w.await(path, ch)
+		return names, nil
+	})
 }
 
 // await waits for the watch on path to fire, then lets path be watched
