@@ -65,9 +65,10 @@ func openLive(in io.Reader, out io.Writer) (*liveTerminal, error) {
 }
 
 // readKeys sends the bytes read from f on keys, dropping what the view
-// has no time for, until f fails. (Its Read stays blocked after restore;
-// the process is about to exit.)
+// has no time for, until f fails; then it closes keys. (Its Read stays
+// blocked after restore; the process is about to exit.)
 func readKeys(f *os.File, keys chan<- byte) {
+	defer close(keys)
 	buf := make([]byte, 64)
 	for {
 		n, err := f.Read(buf)

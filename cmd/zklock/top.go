@@ -135,21 +135,42 @@ func (o *topOpts) run(e *env) error {
 	w := newWatches(ctx, c.Conn())
 	w.limit = TopMaxWatches
 	r := &topReader{c: c, watches: w, prefix: o.prefix, maxReads: o.maxReads, timeout: o.cf.connectTimeout}
+	var keys <-chan byte
 	if !o.once && !o.json && isTerminal(e.stdout) {
 		if o.live, err = openLive(e.stdin, e.stdout); err != nil {
 			return fmt.Errorf("cannot take over the terminal: %w", err)
 		}
 		defer o.live.restore()
+		ctx, keys = quitKeys(ctx, o.live.keys)
 	}
-	return o.loop(ctx, r)
+	return o.loop(ctx, r, keys)
 }
 
-// loop refreshes until q, a signal, --for or --once ends it.
-func (o *topOpts) loop(ctx context.Context, r *topReader) error {
-	var keys <-chan byte
+// quitKeys returns a context that ends when q or Ctrl-C is typed, at
+// once, even in the middle of a refresh, and the other keys.
+func quitKeys(ctx context.Context, typed <-chan byte) (context.Context, <-chan byte) {
+	ctx, quit := context.WithCancel(ctx)
+	keys := make(chan byte, 16)
+	go func() {
+		for k := range typed {
+			if k == 'q' || k == 'Q' || k == 3 { // 3: Ctrl-C, a byte in raw mode
+				quit()
+				return
+			}
+			select {
+			case keys <- k:
+			default:
+			}
+		}
+	}()
+	return ctx, keys
+}
+
+// loop refreshes until q, a signal, --for or --once ends it; keys are the
+// keys typed on the live view (nil otherwise).
+func (o *topOpts) loop(ctx context.Context, r *topReader, keys <-chan byte) error {
 	resized := make(chan os.Signal, 1)
 	if o.live != nil {
-		keys = o.live.keys
 		signal.Notify(resized, syscall.SIGWINCH)
 		defer signal.Stop(resized)
 	}
@@ -198,9 +219,6 @@ func (o *topOpts) loop(ctx context.Context, r *topReader) error {
 			case <-resized:
 				o.draw(nil) // fitted to the new size
 			case k := <-keys:
-				if k == 'q' || k == 'Q' || k == 3 { // 3: Ctrl-C, a byte in raw mode
-					return nil
-				}
 				if key, ok := sortKey(k); ok && key != o.key {
 					o.key = key
 					o.draw(nil) // the same reads in another order: no new reads

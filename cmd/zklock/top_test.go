@@ -370,3 +370,31 @@ func TestTopUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTopQuitsWhileZooKeeperStalls: q ends top at once even while a
+// refresh waits on a ZooKeeper that stopped answering (a blackholing
+// proxy), rather than when the refresh gives up.
+func TestTopQuitsWhileZooKeeperStalls(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	holdWithWaiters(t, root, "top/one", "holder", "waiter")
+	proxy, err := zktest.NewProxy(zkAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	tm := newTmux(t)
+	line := "clear; " + bin + " top --servers " + proxy.Addr() + " --root " + root +
+		" --interval 250ms --session-timeout 30s --connect-timeout 30s; echo TOP-DONE"
+	tm.send(line, "Enter")
+	tm.waitFor("top's table", func(s string) bool { return len(topRows(s)) == 1 })
+	proxy.Blackhole(true)
+	time.Sleep(time.Second) // a refresh is now waiting for answers that do not come
+	start := time.Now()
+	tm.send("q")
+	tm.waitFor("top to exit", regexp.MustCompile(`(?m)^TOP-DONE$`).MatchString)
+	// The refresh would give up after seconds (the session's receive
+	// timeout, the 30s --connect-timeout): q does not wait for it.
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("q took %v to end top while ZooKeeper stalled", d)
+	}
+}
