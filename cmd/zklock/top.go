@@ -24,7 +24,7 @@ const DefaultTopInterval = 2 * time.Second
 var topCommand = &command{
 	name:         "top",
 	args:         "[PREFIX]",
-	summary:      "live view of the most contended resources: holders, waiters, longest wait, holder, hold age",
+	summary:      "live view of the most contended resources across hosts: waiters, longest wait, holder, hold age",
 	interspersed: true,
 	help: fmt.Sprintf(`
 Top shows the resources under the root (names starting with PREFIX) whose
