@@ -14,6 +14,8 @@
 #   chromium   headless Chromium, the zkdebug page test            (chromium)
 #   postgres   PostgreSQL's binaries, the fence tests              (postgresql)
 #   shells     zsh and fish, to check zklock's completion scripts  (zsh fish)
+#   tmux       a real terminal for zklock top's live view test      (tmux)
+#   git        a clone to build for zklock --version's test          (git)
 #
 # What is missing is installed when running as root with apt-get (one
 # `apt-get update`, one `apt-get install`), and the script says what it
@@ -36,7 +38,7 @@ if [ "${1:-}" = "--strict" ]; then
   strict=1
   shift
 fi
-all="zookeeper curator jdk kazoo chromium postgres shells"
+all="zookeeper curator jdk kazoo chromium postgres shells tmux git"
 wanted=${*:-$all}
 
 # packages COMPONENT: the Debian packages that provide it.
@@ -49,6 +51,8 @@ packages() {
     chromium) echo "chromium" ;;
     postgres) echo "postgresql" ;;
     shells) echo "zsh fish" ;;
+    tmux) echo "tmux" ;;
+    git) echo "git" ;;
     *) echo "$me: unknown component '$1' (one of: $all)" >&2; exit 2 ;;
   esac
 }
@@ -63,6 +67,8 @@ purpose() {
     chromium) echo "the zkdebug page test" ;;
     postgres) echo "the fence tests on PostgreSQL" ;;
     shells) echo "the zklock completion script tests" ;;
+    tmux) echo "the zklock top terminal tests" ;;
+    git) echo "the zklock --version test" ;;
   esac
 }
 
@@ -89,6 +95,7 @@ present() {
       command -v initdb >/dev/null 2>&1 && command -v postgres >/dev/null 2>&1 && command -v pg_isready >/dev/null 2>&1
       ;;
     shells) command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1 ;;
+    tmux | git) command -v "$1" >/dev/null 2>&1 ;;
   esac
 }
 

@@ -30,14 +30,14 @@ for p in "$@"; do
     default-jdk-headless) exe "$BIN/javac" ;;
     python3-kazoo) exe "$SYSROOT/usr/bin/python3" ;;
     chromium) exe "$BIN/chromium" ;;
-    zsh|fish) exe "$BIN/$p" ;;
+    zsh|fish|tmux|git) exe "$BIN/$p" ;;
     postgresql) for b in initdb postgres pg_isready; do exe "$SYSROOT/usr/lib/postgresql/15/bin/$b"; done ;;
   esac
 done
 `
 
 const allPackages = "zookeeper libcurator-recipes-java libcurator-framework-java libcurator-client-java " +
-	"default-jdk-headless python3-kazoo chromium postgresql zsh fish"
+	"default-jdk-headless python3-kazoo chromium postgresql zsh fish tmux git"
 
 // machine is a fake machine: a PATH holding only the tools the script
 // uses besides the fakes, and an empty file system root.
