@@ -12,6 +12,7 @@
 #   jdk        javac, to compile the Curator peer                  (default-jdk-headless)
 #   kazoo      kazoo, the Python interop peer                      (python3-kazoo)
 #   chromium   headless Chromium, the zkdebug page test            (chromium)
+#   prometheus Prometheus and promtool, the dashboard and rules test (prometheus)
 #   postgres   PostgreSQL's binaries, the fence tests              (postgresql)
 #   shells     zsh and fish, to check zklock's completion scripts  (zsh fish)
 #
@@ -36,7 +37,7 @@ if [ "${1:-}" = "--strict" ]; then
   strict=1
   shift
 fi
-all="zookeeper curator jdk kazoo chromium postgres shells"
+all="zookeeper curator jdk kazoo chromium prometheus postgres shells"
 wanted=${*:-$all}
 
 # packages COMPONENT: the Debian packages that provide it.
@@ -47,6 +48,7 @@ packages() {
     jdk) echo "default-jdk-headless" ;;
     kazoo) echo "python3-kazoo" ;;
     chromium) echo "chromium" ;;
+    prometheus) echo "prometheus" ;;
     postgres) echo "postgresql" ;;
     shells) echo "zsh fish" ;;
     *) echo "$me: unknown component '$1' (one of: $all)" >&2; exit 2 ;;
@@ -61,6 +63,7 @@ purpose() {
     jdk) echo "javac for the Curator interop tests" ;;
     kazoo) echo "the kazoo interop tests" ;;
     chromium) echo "the zkdebug page test" ;;
+    prometheus) echo "the dashboard and alert rules test" ;;
     postgres) echo "the fence tests on PostgreSQL" ;;
     shells) echo "the zklock completion script tests" ;;
   esac
@@ -82,6 +85,7 @@ present() {
     jdk) command -v javac >/dev/null 2>&1 ;;
     kazoo) [ -x "$sysroot/usr/bin/python3" ] && "$sysroot/usr/bin/python3" -c 'import kazoo' >/dev/null 2>&1 ;;
     chromium) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ;;
+    prometheus) command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 ;;
     postgres)
       for d in "$sysroot"/usr/lib/postgresql/*/bin; do
         [ -x "$d/initdb" ] && [ -x "$d/postgres" ] && [ -x "$d/pg_isready" ] && return 0

@@ -8,7 +8,6 @@ import (
 	"html"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/headless"
 	"github.com/zklockkit/zklockkit/zkdebug"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
@@ -30,35 +30,11 @@ const EnvScreenshot = "ZKDEBUG_SCREENSHOT"
 // host but loopback, as on an air-gapped machine.
 func chromium(t *testing.T, args ...string) []byte {
 	t.Helper()
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Fatal("headless Chromium is needed to render the debug page: apt-get install -y chromium")
-	}
-	profile, err := os.MkdirTemp("", "zkdebug-chromium-")
+	out, err := headless.Chromium(context.Background(), args...)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(err) // names the install command when Chromium is missing
 	}
-	// Chromium's helper processes may still be writing when it exits:
-	// remove the profile best-effort.
-	t.Cleanup(func() { _ = os.RemoveAll(profile) })
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--user-data-dir=" + profile}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %q: %v\n%s", args, err, stderr.String())
-	}
-	return stdout.Bytes()
+	return out
 }
 
 var (
