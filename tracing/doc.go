@@ -130,7 +130,10 @@
 // The two active counts are kept by the Observer (an atomic add per
 // change) and reported by a callback when the reader collects: several
 // Observers on one MeterProvider add up. An Observer that is dropped stops
-// reporting. docs/metrics.md shows the names as Prometheus spells them.
+// reporting. zklock.hold.lost starts at 0 for every reason with the first
+// acquire of a class and kind (five series each), so that a rate or
+// increase in Prometheus counts the first loss. docs/metrics.md shows the
+// names as Prometheus spells them.
 //
 // The histograms' bucket boundaries suit 1 ms to 60 s: 1, 2.5, 5, 10, 25,
 // 50, 100, 250, 500 ms, 1, 2.5, 5, 10, 30, 60 s. An SDK View can change
