@@ -72,6 +72,9 @@ func (v *historyView) frame(kind, title string, right float64) chart {
 		layout = "15:04:05"
 	}
 	for k, i := range []int{0, historySlots / 2, historySlots - 1} {
+		if k == 1 && right-plotLeft < 200 {
+			continue // a narrow plot has room for its ends only
+		}
 		at := v.From.Add(time.Duration(i) * v.bucket).Local()
 		c.XTicks = append(c.XTicks, tick{X: px(xAt(i, right)), Y: px(plotBottom + 14), Label: at.Format(layout),
 			Anchor: []string{"start", "middle", "end"}[k]})
