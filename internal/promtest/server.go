@@ -199,22 +199,11 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) stop() error {
-	select {
-	case <-s.done:
-		return nil
-	default:
-	}
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		return err
-	}
-	select {
-	case <-s.done:
-		return nil
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-s.done
+	killed, err := procspawn.Stop(s.cmd, s.done, syscall.SIGTERM, 10*time.Second)
+	if killed {
 		return fmt.Errorf("promtest: prometheus on %s did not stop in 10s; killed", s.addr)
 	}
+	return err
 }
 
 // CheckRules runs promtool check rules on files and returns its output.
