@@ -209,3 +209,27 @@ func TestHistoryMemoryDocumented(t *testing.T) {
 		}
 	}
 }
+
+// The look-up's bounds that docs/operations.md quotes are the code's.
+func TestLookupBoundsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`\s+`).ReplaceAllString(string(b), " ")
+	ms := func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
+	s := func(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
+	for _, want := range []string{
+		fmt.Sprintf("at most %d a page", MaxLookups),
+		fmt.Sprintf("(default %s)", ms(DefaultLookupBudget)),
+		fmt.Sprintf("(`?refresh=N`, else %s)", s(DefaultLookupCache)),
+		fmt.Sprintf("(at most %s, one per queue at a time)", s(lookupReadLimit)),
+		fmt.Sprintf("the last %d minutes", HistoryMinutes),
+		fmt.Sprintf("fixed: %d classes", HistoryMaxClasses),
+		fmt.Sprintf("a ring of %d buckets", historySlots),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/operations.md does not say %q", want)
+		}
+	}
+}
