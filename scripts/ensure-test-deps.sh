@@ -12,6 +12,7 @@
 #   jdk        javac, to compile the Curator peer                  (default-jdk-headless)
 #   kazoo      kazoo, the Python interop peer                      (python3-kazoo)
 #   chromium   headless Chromium, the zkdebug page test            (chromium)
+#   prometheus Prometheus and promtool, the dashboard and rules test (prometheus)
 #   postgres   PostgreSQL's binaries, the fence tests              (postgresql)
 #   shells     zsh and fish, to check zklock's completion scripts  (zsh fish)
 #   tmux       a real terminal for zklock top's live view test      (tmux)
@@ -38,7 +39,7 @@ if [ "${1:-}" = "--strict" ]; then
   strict=1
   shift
 fi
-all="zookeeper curator jdk kazoo chromium postgres shells tmux git"
+all="zookeeper curator jdk kazoo chromium prometheus postgres shells tmux git"
 wanted=${*:-$all}
 
 # packages COMPONENT: the Debian packages that provide it.
@@ -49,6 +50,7 @@ packages() {
     jdk) echo "default-jdk-headless" ;;
     kazoo) echo "python3-kazoo" ;;
     chromium) echo "chromium" ;;
+    prometheus) echo "prometheus" ;;
     postgres) echo "postgresql" ;;
     shells) echo "zsh fish" ;;
     tmux) echo "tmux" ;;
@@ -65,6 +67,7 @@ purpose() {
     jdk) echo "javac for the Curator interop tests" ;;
     kazoo) echo "the kazoo interop tests" ;;
     chromium) echo "the zkdebug page test" ;;
+    prometheus) echo "the dashboard and alert rules test" ;;
     postgres) echo "the fence tests on PostgreSQL" ;;
     shells) echo "the zklock completion script tests" ;;
     tmux) echo "the zklock top terminal tests" ;;
@@ -88,6 +91,7 @@ present() {
     jdk) command -v javac >/dev/null 2>&1 ;;
     kazoo) [ -x "$sysroot/usr/bin/python3" ] && "$sysroot/usr/bin/python3" -c 'import kazoo' >/dev/null 2>&1 ;;
     chromium) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ;;
+    prometheus) command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 ;;
     postgres)
       for d in "$sysroot"/usr/lib/postgresql/*/bin; do
         [ -x "$d/initdb" ] && [ -x "$d/postgres" ] && [ -x "$d/pg_isready" ] && return 0
