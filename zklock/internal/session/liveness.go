@@ -88,10 +88,11 @@ func (s *Session) Proved(sid int64, sent time.Time) {
 	s.nudgeState()
 }
 
-// ProveSoon wakes the prover if the proof runs out within the next proof
-// interval, so that a fresh one is in by the time a lease is granted.
+// ProveSoon wakes the prover if the proof is not worth granting a lease on
+// (Proven), so that a fresh one is in by the time a lease is granted: an
+// acquire asks with its create, and the sync travels with it.
 func (s *Session) ProveSoon() {
-	if time.Until(s.LossDeadline()) < ProofInterval(s.cfg.SessionTimeout) {
+	if !s.Proven() {
 		select {
 		case s.proveNow <- struct{}{}:
 		default:
