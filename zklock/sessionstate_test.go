@@ -99,3 +99,16 @@ func TestIntegration_SessionState(t *testing.T) {
 		t.Fatalf("EventState reported %v; want %v", got, want)
 	}
 }
+
+// A Client that Connect returned reports its session verified at once:
+// the state is published before Connect returns, not by a goroutine that
+// may run later.
+func TestIntegration_SessionStateVerifiedOnConnect(t *testing.T) {
+	for range 20 {
+		c := newClient(t, zktest.UniqueRoot(t))
+		if st, _ := c.State(); st != zklock.SessionVerified {
+			t.Fatalf("state right after Connect = %v; want verified", st)
+		}
+		c.Close()
+	}
+}

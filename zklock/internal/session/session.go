@@ -167,6 +167,8 @@ func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 			return fmt.Errorf("zklock: connect %v: adding %s auth: %w", cfg.Servers, a.Scheme, errs.Map(err))
 		}
 	}
+	st, _ := s.status()
+	s.publish(st) // established: State says so from now on
 	s.wg.Add(3)
 	go s.watchdog()
 	go s.prover()
