@@ -198,18 +198,24 @@ func TestIntegration_StatusCodes(t *testing.T) {
 
 	t.Run("InvalidArgument", func(t *testing.T) {
 		r := newRig(t, 1, &bank{}, interceptor.WithMethod(transfer, byAccount))
-		for _, req := range []*bankpb.TransferRequest{
-			{},                                  // transfer not set
-			{Transfer: &bankpb.Transfer{}},      // from empty
-			transferReq("nul\x00byte", "b"),     // control character
-			transferReq("bell\abell", "b"),      // control character
-			transferReq(string(make10K()), "b"), // too long
-			transferReq("\u0085next-line", "b"), // C1 control character
+		// The message says which field or placeholder, and why, never the
+		// value: the same words as the HTTP middleware's 400.
+		const why = `zklock: invalid resource "accounts/{transfer.from}": `
+		for _, tc := range []struct {
+			req  *bankpb.TransferRequest
+			want string
+		}{
+			{&bankpb.TransferRequest{}, "zklock: field transfer.from is not set"},
+			{&bankpb.TransferRequest{Transfer: &bankpb.Transfer{}}, why + "empty value for {transfer.from}"},
+			{transferReq("nul\x00byte", "b"), why + "value of {transfer.from}: contains a control character"},
+			{transferReq("bell\abell", "b"), why + "value of {transfer.from}: contains a control character"},
+			{transferReq(string(make10K()), "b"), why + "value of {transfer.from}: longer than 1024 bytes"},
+			{transferReq("\u0085next-line", "b"), why + "value of {transfer.from}: contains a control character"},
 		} {
-			_, err := r.client(0).Transfer(callCtx(t), req)
+			_, err := r.client(0).Transfer(callCtx(t), tc.req)
 			st := wantCode(t, err, codes.InvalidArgument)
-			if msg := st.Message(); strings.HasPrefix(msg, "zklock: zklock:") || !strings.HasPrefix(msg, "zklock: ") {
-				t.Errorf("message %q: want one \"zklock: \" prefix", msg)
+			if msg := st.Message(); msg != tc.want {
+				t.Errorf("message %q; want %q", msg, tc.want)
 			}
 		}
 	})
