@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -72,7 +73,9 @@ func (r Rule) isZero() bool {
 
 // Router tells the middleware what the router in front of it matched. The
 // zero Router is the standard library's ServeMux (Go 1.22 patterns,
-// r.PathValue and r.Pattern).
+// r.PathValue and r.Pattern): the middleware wraps the mux's handlers, or
+// the *http.ServeMux itself, which it then asks for the route it will
+// serve (http.ServeMux.Handler).
 //
 // chi:
 //
@@ -117,8 +120,18 @@ type Router struct {
 // The middleware locks in one of two ways:
 //   - one rule for the handlers it wraps: the embedded Rule (per-route
 //     use, mux.Handle(pattern, mw(h)));
-//   - a table from route to rule: Routes (app-wide use, mw(mux)); routes
-//     not in the table are not locked.
+//   - a table from route to rule: Routes; routes not in the table are not
+//     locked. The middleware must know the route a request matched.
+//     Wrapping a *http.ServeMux itself (app-wide use, mw(mux)), it asks
+//     the mux which of its routes will serve the request (404, 405 and
+//     redirects are not locked); wrapping each handler
+//     (mux.Handle(pattern, mw(h))) works too. With another router, place
+//     it where the router has matched the route (see Router).
+//
+// A request whose route the middleware cannot know, or whose route lacks
+// a parameter a template names (found only at request time), is answered
+// 500 "lock misconfigured" rather than let through unlocked, and the
+// reason is logged once, at Error level, to Logger.
 type Config struct {
 	// Skipper, when set and true for a request, lets it through without a
 	// lock.
@@ -184,6 +197,11 @@ type Config struct {
 	// zklock.RawPath, resources are absolute znode paths (to share locks
 	// with a Java or Python service).
 	AcquireOptions []zklock.AcquireOption
+
+	// Logger receives a misconfiguration that only a request can reveal
+	// (see Config): once per route, at Error level, with the route, the
+	// template and the parameter. Default: slog.Default().
+	Logger *slog.Logger
 }
 
 // Option adjusts the Config built by Lock.
@@ -227,3 +245,7 @@ func MaxWait(d time.Duration) Option { return func(c *Config) { c.MaxWait = d } 
 
 // WithRouter sets how the matched route is read (see Router).
 func WithRouter(r Router) Option { return func(c *Config) { c.Router = r } }
+
+// WithLogger sets the logger of misconfigurations found at request time
+// (see Config.Logger).
+func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"sync"
@@ -28,6 +29,7 @@ type Core struct {
 	retryAfter   time.Duration
 	release      time.Duration
 	serverTiming bool
+	logger       *slog.Logger
 
 	single   *Guard     // when Routes is empty
 	unrouted *Guard     // a request whose route the table cannot know
@@ -38,7 +40,7 @@ type Core struct {
 
 // errUnrouted answers a request that reaches a Routes table with no route
 // pattern: the middleware runs before the router matched the request.
-var errUnrouted = fmt.Errorf("%w: the request's route pattern is unknown: with Routes, the middleware must run after the router matched the route (see Router)", ErrInvalidConfig)
+var errUnrouted = fmt.Errorf("%w: the request's route is unknown: a Routes table middleware must wrap the *http.ServeMux itself, or each handler, or run after the router matched the route (see Router)", ErrInvalidConfig)
 
 // Guard is the lock of one rule: the single Rule of a Config, or the rule
 // of one route of its table.
@@ -65,9 +67,12 @@ func (config Config) Core() (*Core, error) {
 	if config.Locker == nil {
 		return nil, fmt.Errorf("%w: no Locker", ErrInvalidConfig)
 	}
-	c := &Core{locker: config.Locker, parse: config.Router.Parse, serverTiming: !config.DisableServerTiming}
+	c := &Core{locker: config.Locker, parse: config.Router.Parse, serverTiming: !config.DisableServerTiming, logger: config.Logger}
 	if c.parse == nil {
 		c.parse = ParseServeMuxPattern
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
 	}
 	switch {
 	case config.RetryAfter < 0:
@@ -190,6 +195,7 @@ func (g *Guard) Lock(h http.Header, r *http.Request, m Match) (*Held, error) {
 	}
 	ri := g.route(m.Pattern)
 	if ri != nil && ri.err != nil {
+		g.core.misconfigured(r, m.Pattern, ri)
 		return nil, g.lockError("", mode, 0, ri.err)
 	}
 	rs, err := g.rule.resources(r, ri, m)
@@ -210,7 +216,7 @@ func (g *Guard) Lock(h http.Header, r *http.Request, m Match) (*Held, error) {
 		h.Add(HeaderServerTiming, serverTiming(resource, waited))
 	}
 	if err != nil {
-		return nil, g.lockError(resource, mode, waited, err)
+		return nil, g.lockError(resource, mode, waited, g.rule.hideValues(err, ri, m))
 	}
 	return &Held{guard: g, req: r.WithContext(lease.Context(r.Context())), lease: lease,
 		resource: resource, mode: mode, waited: waited}, nil
@@ -250,4 +256,22 @@ func (h *Held) Release() error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(h.req.Context()), h.guard.core.release)
 	defer cancel()
 	return h.lease.Release(ctx)
+}
+
+// misconfigured logs, once per route, that requests to the route of
+// pattern are answered 500 because of ri's error.
+func (c *Core) misconfigured(r *http.Request, pattern string, ri *routeInfo) {
+	if ri.logged.Swap(true) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", pattern)}
+	if pattern == "" {
+		attrs = append(attrs, slog.String("path", r.URL.Path))
+	}
+	if ri.template != "" {
+		attrs = append(attrs, slog.String("template", ri.template), slog.String("parameter", ri.param))
+	}
+	attrs = append(attrs, slog.String("error", ri.err.Error()))
+	c.logger.LogAttrs(r.Context(), slog.LevelError,
+		"zklock/middleware: lock misconfigured: requests to this route are answered 500 until it is fixed", attrs...)
 }

@@ -1,11 +1,13 @@
 package middleware
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/zklockkit/zklockkit/internal/restmpl"
 	"github.com/zklockkit/zklockkit/zklock"
@@ -114,6 +116,9 @@ type routeInfo struct {
 	params []string
 	def    *template
 	err    error // a template names a parameter the route lacks
+	// the template and the parameter of err, for the log
+	template, param string
+	logged          atomic.Bool // err was logged
 }
 
 // compileRule checks r and builds its acquire options over base.
@@ -184,6 +189,7 @@ func (r *rule) bindRoute(parse PatternParser, pattern string) *routeInfo {
 		for _, p := range t.params() {
 			if !slices.Contains(params, p) {
 				ri.err = fmt.Errorf("%w: resource template %q: route %q has no parameter %q", ErrInvalidConfig, t.t, pattern, p)
+				ri.template, ri.param = t.t.String(), p
 				return ri
 			}
 		}
@@ -230,6 +236,31 @@ func (r *rule) resources(req *http.Request, ri *routeInfo, m Match) ([]string, e
 		p = p[1:]
 	}
 	return []string{p}, nil
+}
+
+// hideValues returns err, an acquire's error, with a name zklock refused
+// replaced by the template it came from, so that the answer does not
+// send the request's values back: a value may be a secret (a cookie, a
+// header). Rendering already refuses the values zklock would, so this is
+// for the rules of a raw path (zklock.RawPath), which zklock checks
+// further.
+func (r *rule) hideValues(err error, ri *routeInfo, m Match) error {
+	re, ok := errors.AsType[*zklock.ResourceError](err)
+	if !ok {
+		return err
+	}
+	var srcs []string
+	switch {
+	case len(r.tmpls) > 0:
+		for _, t := range r.tmpls {
+			srcs = append(srcs, t.t.String())
+		}
+	case m.Func == nil && ri != nil && ri.def != nil:
+		srcs = append(srcs, ri.def.t.String())
+	default:
+		return err // a ResourceFunc's name, or the request's path
+	}
+	return &zklock.ResourceError{Resource: strings.Join(srcs, ","), Reason: re.Reason}
 }
 
 // resourceList joins resources for display (Server-Timing, LockError).

@@ -59,9 +59,31 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { return a.Serve(c, next) }
-	}, nil
+	return echocore.Middleware(a, probe), nil
+}
+
+// probe finds this package's middleware among a route's (CheckRoute).
+var probe = echocore.NewProbe(echo.HandlerFunc(func(echo.Context) error { return nil }), echo.RouteNotFound)
+
+// CheckRoute checks the lock middleware of a route (those of this package
+// among middleware) when the route is registered: it panics with an error
+// matching ErrInvalidConfig when a template names a parameter the route's
+// path lacks, so that e.GET (or g.GET) fails instead of the route
+// answering 500 at every request. Install it as Echo's OnAddRouteHandler
+// hook:
+//
+//	e := echo.New()
+//	e.OnAddRouteHandler = zkecho.CheckRoute
+//
+// Echo v4's hook returns no error, hence the panic, which is what Echo
+// v5 does with the error of the same check (zkecho/v5's CheckRoute). It
+// builds each route middleware once more, with a handler that is never
+// called. Without the hook, such a route answers 500 "lock misconfigured"
+// and the reason is logged once (Config.Logger).
+func CheckRoute(host string, route echo.Route, handler echo.HandlerFunc, middleware []echo.MiddlewareFunc) {
+	if err := echocore.CheckRoute(probe, route.Method, route.Path, middleware); err != nil {
+		panic(err)
+	}
 }
 
 // core is the part of config the net/http core takes.
@@ -74,6 +96,7 @@ func (config Config) core() middleware.Config {
 		ReleaseTimeout:      config.ReleaseTimeout,
 		DisableServerTiming: config.DisableServerTiming,
 		AcquireOptions:      config.AcquireOptions,
+		Logger:              config.Logger,
 	}
 }
 

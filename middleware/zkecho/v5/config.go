@@ -1,6 +1,7 @@
 package zkecho
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -115,6 +116,12 @@ type Config struct {
 	// AcquireOptions are added to every acquire, e.g. zklock.LeaseLabel("api").
 	// Mode, Limit, Try and MaxWait come from the Rule: set them there.
 	AcquireOptions []zklock.AcquireOption
+
+	// Logger receives a misconfiguration that only a request can reveal
+	// (a per-route template naming a parameter its route lacks, when
+	// CheckRoute is not installed): once per route, at Error level, with
+	// the route, the template and the parameter. Default: slog.Default().
+	Logger *slog.Logger
 }
 
 // DefaultConfig is the default configuration. It has no Locker: set one.
@@ -163,3 +170,7 @@ func Try() Option { return func(c *Config) { c.Try = true } }
 
 // MaxWait bounds the wait for the lock (see Rule.MaxWait).
 func MaxWait(d time.Duration) Option { return func(c *Config) { c.MaxWait = d } }
+
+// WithLogger sets the logger of misconfigurations found at request time
+// (see Config.Logger).
+func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }

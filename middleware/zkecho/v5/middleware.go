@@ -3,8 +3,6 @@ package zkecho
 import (
 	"errors"
 	"net/http"
-	"reflect"
-	"sync"
 
 	"github.com/labstack/echo/v5"
 
@@ -64,12 +62,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		if reflect.ValueOf(next).Pointer() == probePC {
-			probing.found = append(probing.found, a)
-		}
-		return func(c *echo.Context) error { return a.Serve(c, next) }
-	}, nil
+	return echocore.Middleware(a, probe), nil
 }
 
 // core is the part of config the net/http core takes.
@@ -82,6 +75,7 @@ func (config Config) core() middleware.Config {
 		ReleaseTimeout:      config.ReleaseTimeout,
 		DisableServerTiming: config.DisableServerTiming,
 		AcquireOptions:      config.AcquireOptions,
+		Logger:              config.Logger,
 	}
 }
 
@@ -97,17 +91,8 @@ func (config Config) CheckRoutes(routes echo.Routes) error {
 	return middleware.Config{Routes: config.Routes}.CheckRoutes(rs)
 }
 
-// probe is the handler CheckRoute hands to a route's middleware to find
-// those built by this package.
-func probe(*echo.Context) error { return nil }
-
-var (
-	probePC = reflect.ValueOf(probe).Pointer()
-	probing struct {
-		sync.Mutex
-		found []*echocore.Adapter[*echo.Context]
-	}
-)
+// probe finds this package's middleware among a route's (CheckRoute).
+var probe = echocore.NewProbe(echo.HandlerFunc(func(*echo.Context) error { return nil }), echo.RouteNotFound)
 
 // CheckRoute reports whether the lock middleware of route (those of this
 // package among route.Middlewares) fits it: ErrInvalidConfig when a
@@ -122,22 +107,7 @@ var (
 // It builds each route middleware once more, with a handler that is never
 // called.
 func CheckRoute(route echo.Route) error {
-	probing.Lock()
-	defer probing.Unlock()
-	probing.found = probing.found[:0]
-	for _, mw := range route.Middlewares {
-		if mw != nil {
-			mw(probe)
-		}
-	}
-	for _, a := range probing.found {
-		if g := a.Guard(route.Method, route.Path); g != nil {
-			if err := g.Check(route.Path); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return echocore.CheckRoute(probe, route.Method, route.Path, route.Middlewares)
 }
 
 // DefaultErrorHandler answers lock failures with an *echo.HTTPError (a JSON
