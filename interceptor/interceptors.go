@@ -2,6 +2,7 @@ package interceptor
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"google.golang.org/grpc"
@@ -42,6 +43,7 @@ type interceptor struct {
 	locker  zklock.Locker
 	methods methods
 	release time.Duration
+	logger  *slog.Logger
 }
 
 func newInterceptor(locker zklock.Locker, opts []Option) *interceptor {
@@ -49,10 +51,17 @@ func newInterceptor(locker zklock.Locker, opts []Option) *interceptor {
 		panic("interceptor: nil zklock.Locker")
 	}
 	o := newOptions(opts)
+	if o.err == nil {
+		o.err = o.check()
+	}
 	if o.err != nil {
 		panic(o.err)
 	}
-	return &interceptor{locker: locker, methods: methods{opts: o}, release: o.releaseTimeout}
+	in := &interceptor{locker: locker, methods: methods{opts: o}, release: o.releaseTimeout, logger: o.logger}
+	if in.logger == nil {
+		in.logger = slog.Default()
+	}
+	return in
 }
 
 func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -62,6 +71,7 @@ func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServe
 	}
 	resources, err := m.resources(ctx, req)
 	if err != nil {
+		in.misconfigured(ctx, m, err)
 		return nil, err
 	}
 	lease, waited, err := in.acquire(ctx, m.cfg, resources)
@@ -88,12 +98,14 @@ func (in *interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 	if m.cfg.firstMessage {
 		first, err := recvFirst(ss, m)
 		if err != nil {
+			in.misconfigured(ctx, m, err)
 			return err
 		}
 		ls.first, req = first, first
 	}
 	resources, err := m.resources(ctx, req)
 	if err != nil {
+		in.misconfigured(ctx, m, err)
 		return err
 	}
 	lease, waited, err := in.acquire(ctx, m.cfg, resources)

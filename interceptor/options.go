@@ -3,6 +3,7 @@ package interceptor
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,7 @@ type options struct {
 	exact          map[string]*methodConfig
 	matchers       []matcherRule
 	releaseTimeout time.Duration
+	logger         *slog.Logger
 	err            error
 }
 
@@ -104,6 +106,15 @@ func WithReleaseTimeout(d time.Duration) Option {
 		}
 		o.releaseTimeout = d
 	}
+}
+
+// WithLogger sets the logger of misconfigurations that only a call can
+// reveal (a template naming a field the message lacks, for a method
+// WithMethod's check at construction cannot look up): once per method, at
+// Error level, with the method and the reason, as the call is refused
+// with Internal. Default: slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
 }
 
 // Matcher selects the methods WithMatcher applies to, by full method name

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -26,6 +27,8 @@ type method struct {
 	inputOnce sync.Once
 	input     protoreflect.MessageType
 	inputErr  error
+
+	logged atomic.Bool // a misconfiguration was logged
 }
 
 // methods resolves and remembers which methods are locked, and how.
@@ -114,20 +117,9 @@ func (m *method) resources(ctx context.Context, msg any) ([]string, error) {
 // global registry.
 func (m *method) newInput() (proto.Message, error) {
 	m.inputOnce.Do(func() {
-		svc, name, _ := splitFullMethod(m.name)
-		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
+		md, err := methodDescriptor(m.name)
 		if err != nil {
-			m.inputErr = fmt.Errorf("FromFirstMessage: service %s is not in the proto registry: %w", svc, err)
-			return
-		}
-		sd, ok := d.(protoreflect.ServiceDescriptor)
-		if !ok {
-			m.inputErr = fmt.Errorf("FromFirstMessage: %s is not a service", svc)
-			return
-		}
-		md := sd.Methods().ByName(protoreflect.Name(name))
-		if md == nil {
-			m.inputErr = fmt.Errorf("FromFirstMessage: service %s has no method %s", svc, name)
+			m.inputErr = fmt.Errorf("FromFirstMessage: %w", err)
 			return
 		}
 		mt, err := protoregistry.GlobalTypes.FindMessageByName(md.Input().FullName())
@@ -141,4 +133,23 @@ func (m *method) newInput() (proto.Message, error) {
 		return nil, m.inputErr
 	}
 	return m.input.New().Interface(), nil
+}
+
+// methodDescriptor finds a method in the global proto registry, where
+// generated code registers its services.
+func methodDescriptor(fullMethod string) (protoreflect.MethodDescriptor, error) {
+	svc, name, _ := splitFullMethod(fullMethod)
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
+	if err != nil {
+		return nil, fmt.Errorf("service %s is not in the proto registry: %w", svc, err)
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a service", svc)
+	}
+	md := sd.Methods().ByName(protoreflect.Name(name))
+	if md == nil {
+		return nil, fmt.Errorf("service %s has no method %s", svc, name)
+	}
+	return md, nil
 }

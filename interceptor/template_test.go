@@ -64,9 +64,11 @@ func TestInvalidOptionsPanic(t *testing.T) {
 		}()
 		interceptor.StreamServerInterceptor(nil)
 	})
-	// Valid ones do not panic.
+	// Valid ones do not panic; a method the proto registry does not know
+	// is checked at its first call.
 	interceptor.UnaryServerInterceptor(&zklock.Client{},
-		interceptor.WithMethod(m, interceptor.Resource("a/{b}/{c.d}/{metadata:x-e_f.g}", "lit")),
+		interceptor.WithMethod(m, interceptor.Resource("a/{account_id}/{transfer.from}/{metadata:x-e_f.g}", "lit")),
+		interceptor.WithMethod("/other.v1.Svc/Call", interceptor.Resource("a/{b}/{c.d}")),
 		interceptor.WithMatcher(nil))
 }
 
