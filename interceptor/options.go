@@ -265,12 +265,13 @@ func WriteLock() MethodOption { return func(c *methodConfig) { c.mode = zklock.W
 func Try() MethodOption { return func(c *methodConfig) { c.try = true } }
 
 // MaxWait bounds the wait for the lock; when it passes, the call is refused
-// with ResourceExhausted. Without it a call waits as long as its own
-// deadline allows.
+// with ResourceExhausted. Without it, or with 0, a call waits as long as
+// its own deadline allows. A negative d is a configuration error matching
+// zklock.ErrInvalidOption, as in the HTTP middleware and zklock.
 func MaxWait(d time.Duration) MethodOption {
 	return func(c *methodConfig) {
-		if d <= 0 {
-			c.setErr(fmt.Errorf("MaxWait(%v): must be positive", d))
+		if d < 0 {
+			c.setErr(fmt.Errorf("%w: negative MaxWait %v", zklock.ErrInvalidOption, d))
 			return
 		}
 		c.maxWait = d

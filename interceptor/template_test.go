@@ -32,7 +32,7 @@ func TestInvalidOptionsPanic(t *testing.T) {
 		"empty template":                interceptor.WithMethod(m, interceptor.Resource("")),
 		"no template":                   interceptor.WithMethod(m, interceptor.Resource()),
 		"nil func":                      interceptor.WithMethod(m, interceptor.ResourceFrom(nil)),
-		"zero max wait":                 interceptor.WithMethod(m, interceptor.MaxWait(0)),
+		"negative max wait":             interceptor.WithMethod(m, interceptor.MaxWait(-time.Second)),
 		"negative delay":                interceptor.WithMethod(m, interceptor.RetryDelay(-time.Second)),
 		"short method name":             interceptor.WithMethod("Transfer"),
 		"zero release":                  interceptor.WithReleaseTimeout(0),

@@ -36,7 +36,9 @@ type Rule struct {
 	// they name, all or nothing (zklock.Locker.AcquireAll, in canonical
 	// order, so two requests naming the same resources in another order
 	// cannot deadlock). Templates that name the same resource for a
-	// request lock it once. Resource and Resources exclude each other.
+	// request lock it once. Resource and Resources exclude each other. An
+	// empty but non-nil Resources (what Resource() with no template sets)
+	// is a configuration error.
 	Resources []string
 
 	// Mode is the lock mode: zklock.Exclusive (the default), zklock.Read
@@ -208,13 +210,16 @@ type Config struct {
 type Option func(*Config)
 
 // Resource sets the resource templates: one (Rule.Resource) or several
-// (Rule.Resources).
+// (Rule.Resources). At least one: Resource() is a configuration error.
 func Resource(templates ...string) Option {
 	return func(c *Config) {
 		c.Resource, c.Resources = "", nil
-		if len(templates) == 1 {
+		switch len(templates) {
+		case 0:
+			c.Resources = []string{} // refused by compileRule
+		case 1:
 			c.Resource = templates[0]
-		} else {
+		default:
 			c.Resources = templates
 		}
 	}

@@ -129,15 +129,17 @@ func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
 	case r.ReadWrite && r.Mode != zklock.Exclusive:
 		return nil, fmt.Errorf("%w: ReadWrite picks the mode by method: leave Mode unset", ErrInvalidConfig)
 	case r.MaxWait < 0:
-		return nil, fmt.Errorf("%w: negative MaxWait", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: %w: negative MaxWait %v", ErrInvalidConfig, zklock.ErrInvalidOption, r.MaxWait)
 	case r.Try && r.MaxWait > 0:
 		return nil, fmt.Errorf("%w: %w: Try and MaxWait exclude each other", ErrInvalidConfig, zklock.ErrInvalidOption)
 	case r.Limit < 0:
-		return nil, fmt.Errorf("%w: negative Limit", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: %w: negative Limit %d", ErrInvalidConfig, zklock.ErrInvalidOption, r.Limit)
 	case r.Limit > 0 && (r.Mode != zklock.Exclusive || r.ReadWrite):
-		return nil, fmt.Errorf("%w: a Limit (semaphore) has no Mode: leave Mode and ReadWrite unset", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: %w: a Limit (semaphore) has no Mode: leave Mode and ReadWrite unset", ErrInvalidConfig, zklock.ErrInvalidOption)
 	case r.Resource != "" && len(r.Resources) > 0:
 		return nil, fmt.Errorf("%w: Resource and Resources exclude each other", ErrInvalidConfig)
+	case r.Resources != nil && len(r.Resources) == 0:
+		return nil, fmt.Errorf("%w: Resource: no template given", ErrInvalidConfig)
 	}
 	cr := &rule{src: r, mode: ruleMode{mode: r.Mode, readWrite: r.ReadWrite}}
 	srcs := r.Resources
