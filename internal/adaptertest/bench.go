@@ -208,3 +208,21 @@ func ServeCPU(b *testing.B, h http.Handler, target string) {
 		}
 	}
 }
+
+// ByHand is a handler that locks resource itself, as a handler written
+// without the middleware would (with the request's context, released
+// with a context that outlives it), and answers 204 No Content: the
+// "by-hand" call of an HTTP overhead benchmark.
+func ByHand(locker zklock.Locker, resource string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lease, err := locker.Acquire(r.Context(), resource)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 10*time.Second)
+		defer cancel()
+		defer lease.Release(ctx)
+		w.WriteHeader(http.StatusNoContent)
+	})
+}

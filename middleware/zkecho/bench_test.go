@@ -14,7 +14,8 @@ import (
 // lock cycle, with its own ZooKeeper server (see adaptertest.Overhead
 // for what it times and reports): a POST to an Echo route locked by the
 // middleware, against the same request to an unlocked route and a
-// direct Acquire and Release.
+// direct Acquire and Release; and, for reference, "by-hand": a route
+// whose handler locks the resource itself.
 //
 //	go test -run '^$' -bench Overhead -benchtime 2000x -count 5 ./middleware/zkecho/
 func BenchmarkOverhead(b *testing.B) {
@@ -23,9 +24,11 @@ func BenchmarkOverhead(b *testing.B) {
 	trivial := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
 	e.POST("/locked/:id", trivial, zkmw.Lock(client, zkmw.Resource("bench/{id}")))
 	e.POST("/plain/:id", trivial)
+	e.POST("/by-hand/:id", echo.WrapHandler(adaptertest.ByHand(client, "bench/1")))
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	defer hc.CloseIdleConnections()
-	adaptertest.Overhead(b, client, "bench/1", adaptertest.Post(hc, url+"/locked/1"), adaptertest.Post(hc, url+"/plain/1"))
+	adaptertest.Overhead(b, client, "bench/1", adaptertest.Post(hc, url+"/locked/1"), adaptertest.Post(hc, url+"/plain/1"),
+		adaptertest.Call{Name: "by-hand", Do: adaptertest.Post(hc, url+"/by-hand/1")})
 }
 
 // BenchmarkMiddlewareCPU measures the middleware's own CPU cost, without
