@@ -3,6 +3,7 @@ package interceptor
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc"
@@ -69,7 +70,8 @@ func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServe
 	if m.cfg == nil {
 		return handler(ctx, req)
 	}
-	resources, err := m.resources(ctx, req)
+	var one [1]string // the common case: one resource, no allocation
+	resources, err := m.resources(ctx, req, one[:0])
 	if err != nil {
 		in.misconfigured(ctx, m, err)
 		return nil, err
@@ -103,7 +105,8 @@ func (in *interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 		}
 		ls.first, req = first, first
 	}
-	resources, err := m.resources(ctx, req)
+	var one [1]string
+	resources, err := m.resources(ctx, req, one[:0])
 	if err != nil {
 		in.misconfigured(ctx, m, err)
 		return err
@@ -131,7 +134,8 @@ func (in *interceptor) acquire(ctx context.Context, cfg *methodConfig, resources
 	if len(resources) == 1 {
 		lease, err = in.locker.Acquire(ctx, resources[0], cfg.acquireOpts...)
 	} else {
-		lease, err = in.locker.AcquireAll(ctx, resources, cfg.acquireOpts...)
+		// A copy: the caller's slice may stay on its stack.
+		lease, err = in.locker.AcquireAll(ctx, slices.Clone(resources), cfg.acquireOpts...)
 	}
 	waited := time.Since(start)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/zklockkit/zklockkit/internal/keycache"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -34,16 +35,11 @@ type method struct {
 // methods resolves and remembers which methods are locked, and how.
 type methods struct {
 	opts  *options
-	cache sync.Map // full method name → *method
+	cache keycache.Map[*method] // full method name → its method
 }
 
 func (ms *methods) get(fullMethod string) *method {
-	if v, ok := ms.cache.Load(fullMethod); ok {
-		return v.(*method)
-	}
-	m := &method{name: fullMethod, cfg: ms.lookup(fullMethod)}
-	v, _ := ms.cache.LoadOrStore(fullMethod, m)
-	return v.(*method)
+	return ms.cache.Get(fullMethod, func(name string) *method { return &method{name: name, cfg: ms.lookup(name)} })
 }
 
 func (ms *methods) lookup(fullMethod string) *methodConfig {
@@ -63,22 +59,14 @@ func (ms *methods) lookup(fullMethod string) *methodConfig {
 	return nil
 }
 
-// resources computes the resources a call locks. msg is the request (the
-// first message of a stream, or nil).
-func (m *method) resources(ctx context.Context, msg any) ([]string, error) {
+// resources computes the resources a call locks, appended to rs. msg is
+// the request (the first message of a stream, or nil).
+func (m *method) resources(ctx context.Context, msg any, rs []string) ([]string, error) {
 	cfg := m.cfg
-	var rs []string
 	switch {
-	case cfg.fn != nil:
-		r, err := cfg.fn(ctx, m.name, msg)
-		if err != nil {
-			if _, ok := status.FromError(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return nil, resourceStatus(err)
-			}
-			return nil, resourceStatus(badRequest("resource function: %v", err))
-		}
-		rs = []string{r}
 	case cfg.templates != nil:
+		// Render refuses what zklock would refuse, naming the
+		// placeholder rather than the value.
 		var pm protoreflect.Message
 		if msg != nil {
 			p, ok := msg.(proto.Message)
@@ -102,15 +90,24 @@ func (m *method) resources(ctx context.Context, msg any) ([]string, error) {
 			slices.Sort(rs)
 			rs = slices.Compact(rs)
 		}
-	default:
-		rs = []string{m.name}
-	}
-	for _, r := range rs {
+		return rs, nil
+	case cfg.fn != nil:
+		r, err := cfg.fn(ctx, m.name, msg)
+		if err != nil {
+			if _, ok := status.FromError(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, resourceStatus(err)
+			}
+			return nil, resourceStatus(badRequest("resource function: %v", err))
+		}
 		if err := zklock.ValidateResource(r); err != nil {
 			return nil, resourceStatus(err)
 		}
+		return append(rs, r), nil
 	}
-	return rs, nil
+	if err := zklock.ValidateResource(m.name); err != nil {
+		return nil, resourceStatus(err)
+	}
+	return append(rs, m.name), nil
 }
 
 // newInput returns an empty message of the method's input type, from the

@@ -60,6 +60,14 @@ func TestIntegration_BadKeyAnswersWhy(t *testing.T) {
 			t.Errorf("%s: %d %q; want 400 %q, without the secret", path, a.code, a.body, want)
 		}
 	}
+	// Locked on a cookie, the Server-Timing header (which the page's
+	// scripts can read) shows the template, not the cookie.
+	req.Header.Del("Cookie")
+	req.AddCookie(&http.Cookie{Name: "session", Value: "s3cr3t"})
+	req.URL.Path = "/c"
+	if a := send(t, req); a.code != 200 || a.body != "c/s3cr3t" || !strings.HasSuffix(a.timing, `;desc="c/{cookie:session}"`) {
+		t.Errorf("locked on a cookie: %+v; want 200 with the template in Server-Timing", a)
+	}
 	if ls := c.Locks(); len(ls) != 0 {
 		t.Fatalf("nodes left: %+v", ls)
 	}

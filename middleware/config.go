@@ -191,7 +191,9 @@ type Config struct {
 
 	// DisableServerTiming turns off the Server-Timing response header
 	// (zklock;dur=<wait ms>;desc="<resource>") set before the handler
-	// runs.
+	// runs. A rule whose template reads a header or a cookie shows its
+	// template instead of the resource: the header is readable by the
+	// page's scripts, and the value may be a secret.
 	DisableServerTiming bool
 
 	// AcquireOptions are added to every acquire, e.g. zklock.LeaseLabel("api").

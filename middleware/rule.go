@@ -108,6 +108,11 @@ type rule struct {
 	// route, when known at compile time: the default template and the
 	// check of the templates' parameters against the route's
 	route *routeInfo
+	// timingDesc, when set, is what the Server-Timing header shows instead
+	// of the resource: the templates, when one reads a header or a cookie
+	// (the header is readable by the page's scripts, an HttpOnly cookie
+	// must not be)
+	timingDesc string
 }
 
 // routeInfo is what a route pattern says: its parameters and the default
@@ -155,6 +160,9 @@ func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
 			return nil, err
 		}
 		cr.tmpls = append(cr.tmpls, t)
+		if slices.ContainsFunc(t.binds, func(b binding) bool { return b.src == srcHeader || b.src == srcCookie }) {
+			cr.timingDesc = strings.Join(srcs, ",")
+		}
 	}
 	// The user's options first, so that the rule's own override them only
 	// where the rule says something.
@@ -205,15 +213,14 @@ func (r *rule) bindRoute(parse PatternParser, pattern string) *routeInfo {
 	return ri
 }
 
-// resources computes the request's resources: distinct, sorted when more
-// than one.
-func (r *rule) resources(req *http.Request, ri *routeInfo, m Match) ([]string, error) {
+// resources computes the request's resources, appended to rs: distinct,
+// sorted when more than one.
+func (r *rule) resources(req *http.Request, ri *routeInfo, m Match, rs []string) ([]string, error) {
 	switch {
 	case len(r.tmpls) == 1:
 		s, err := r.tmpls[0].render(req, m.Param)
-		return []string{s}, err
+		return append(rs, s), err
 	case len(r.tmpls) > 1:
-		rs := make([]string, 0, len(r.tmpls))
 		for _, t := range r.tmpls {
 			s, err := t.render(req, m.Param)
 			if err != nil {
@@ -227,17 +234,17 @@ func (r *rule) resources(req *http.Request, ri *routeInfo, m Match) ([]string, e
 		return slices.Compact(rs), nil
 	case m.Func != nil:
 		s, err := m.Func()
-		return []string{s}, err
+		return append(rs, s), err
 	case ri != nil && ri.def != nil:
 		s, err := ri.def.render(req, m.Param)
-		return []string{s}, err
+		return append(rs, s), err
 	}
 	// No route pattern known: the request's path.
 	p := req.URL.Path
 	if len(p) > 1 && p[0] == '/' {
 		p = p[1:]
 	}
-	return []string{p}, nil
+	return append(rs, p), nil
 }
 
 // hideValues returns err, an acquire's error, with a name zklock refused
