@@ -1,6 +1,8 @@
-// Package echocore is what the Echo v4 and v5 adapters share: the request
-// flow over the net/http core, generic over Echo's context type (an
-// interface in v4, a struct pointer in v5).
+// Package echocore is what the Echo v4 and v5 adapters share, generic over
+// Echo's context type (an interface in v4, a struct pointer in v5): their
+// Config (config.go), the request flow over the net/http core (this
+// file), and the check of a route's middleware at registration
+// (probe.go).
 package echocore
 
 import (

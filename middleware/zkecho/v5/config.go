@@ -136,7 +136,8 @@ var DefaultConfig = Config{
 // Option adjusts the Config built by Lock.
 type Option func(*Config)
 
-// The rule options are package middleware's, for the Rule of a Config.
+// rule is o, an option of package middleware, for the Rule of a Config:
+// the rule options are package middleware's.
 func rule(o middleware.Option) Option { return func(c *Config) { echocore.Rule(&c.Rule, o) } }
 
 // Resource sets the resource templates: one (Rule.Resource) or several
