@@ -68,7 +68,5 @@ func TestIntegration_BadKeyAnswersWhy(t *testing.T) {
 	if a := send(t, req); a.code != 200 || a.body != "c/s3cr3t" || !strings.HasSuffix(a.timing, `;desc="c/{cookie:session}"`) {
 		t.Errorf("locked on a cookie: %+v; want 200 with the template in Server-Timing", a)
 	}
-	if ls := c.Locks(); len(ls) != 0 {
-		t.Fatalf("nodes left: %+v", ls)
-	}
+	noNodesLeft(t, c)
 }

@@ -73,6 +73,14 @@ var lockedAs = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "-")
 })
 
+// noNodesLeft fails the test if c still holds lock nodes.
+func noNodesLeft(t testing.TB, c *zklock.Client) {
+	t.Helper()
+	if ls := c.Locks(); len(ls) != 0 {
+		t.Fatalf("nodes left: %+v", ls)
+	}
+}
+
 func serve(t testing.TB, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -136,9 +144,7 @@ func TestIntegration_ServeMuxPerRoute(t *testing.T) {
 	if err := l.Release(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if ls := c.Locks(); len(ls) != 0 {
-		t.Fatalf("nodes left: %+v", ls)
-	}
+	noNodesLeft(t, c)
 }
 
 // The table on a ServeMux, keyed by the registered patterns, with the

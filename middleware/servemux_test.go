@@ -76,9 +76,7 @@ func TestIntegration_ServeMuxWrappedWhole(t *testing.T) {
 	if err := l.Release(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if ls := c.Locks(); len(ls) != 0 {
-		t.Fatalf("nodes left: %+v", ls)
-	}
+	noNodesLeft(t, c)
 }
 
 // One rule for a whole ServeMux locks every route the mux serves, on the
