@@ -60,10 +60,20 @@
 // written %25 and %2F, and placeholders must be separated by text
 // containing '/', so for one template distinct values always give distinct
 // resources; zklock then maps every resource name to a single znode under
-// its root ("../" cannot leave it). "{{" and "}}" are literal braces. A
-// template that names a field the message does not have is a server bug:
-// Internal. A template given twice for one method, or Try with MaxWait,
-// is a configuration error (the latter matches zklock.ErrInvalidOption).
+// its root ("../" cannot leave it). "{{" and "}}" are literal braces. The
+// InvalidArgument message says which field or placeholder and why, never
+// the value: "zklock: invalid resource \"accounts/{transfer.from}\":
+// value of {transfer.from}: contains a control character".
+//
+// A template given twice for one method, or Try with MaxWait, is a
+// configuration error (the latter matches zklock.ErrInvalidOption), and so
+// is a template that names a field the method's message lacks, or a
+// stream's field without [FromFirstMessage], when [WithMethod] names a
+// method of the global proto registry (where generated code registers its
+// services): the interceptor constructors panic with it. What only a call
+// can reveal (the methods of a [WithMatcher], or of a service not in the
+// registry) is a server bug: the call is refused with Internal, and the
+// reason is logged once per method at Error level ([WithLogger]).
 //
 // # Streams
 //

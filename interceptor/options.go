@@ -3,6 +3,7 @@ package interceptor
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,7 @@ type options struct {
 	exact          map[string]*methodConfig
 	matchers       []matcherRule
 	releaseTimeout time.Duration
+	logger         *slog.Logger
 	err            error
 }
 
@@ -104,6 +106,15 @@ func WithReleaseTimeout(d time.Duration) Option {
 		}
 		o.releaseTimeout = d
 	}
+}
+
+// WithLogger sets the logger of misconfigurations that only a call can
+// reveal (a template naming a field the message lacks, for a method
+// WithMethod's check at construction cannot look up): once per method, at
+// Error level, with the method and the reason, as the call is refused
+// with Internal. Default: slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
 }
 
 // Matcher selects the methods WithMatcher applies to, by full method name
@@ -254,12 +265,13 @@ func WriteLock() MethodOption { return func(c *methodConfig) { c.mode = zklock.W
 func Try() MethodOption { return func(c *methodConfig) { c.try = true } }
 
 // MaxWait bounds the wait for the lock; when it passes, the call is refused
-// with ResourceExhausted. Without it a call waits as long as its own
-// deadline allows.
+// with ResourceExhausted. Without it, or with 0, a call waits as long as
+// its own deadline allows. A negative d is a configuration error matching
+// zklock.ErrInvalidOption, as in the HTTP middleware and zklock.
 func MaxWait(d time.Duration) MethodOption {
 	return func(c *methodConfig) {
-		if d <= 0 {
-			c.setErr(fmt.Errorf("MaxWait(%v): must be positive", d))
+		if d < 0 {
+			c.setErr(fmt.Errorf("%w: negative MaxWait %v", zklock.ErrInvalidOption, d))
 			return
 		}
 		c.maxWait = d
