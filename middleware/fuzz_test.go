@@ -65,13 +65,11 @@ func (p *probe) checkServed(t *testing.T, what string, code int, want string) {
 //     character, too long) or whose value is missing is answered 400 with
 //     zklock.ErrInvalidResource, never 500.
 func FuzzResourceTemplate(f *testing.F) {
-	for _, s := range []string{"accounts/{id}", "t/{header:X-Tenant}/a/{id}/{id}", "{query:currency}/{header:x-tenant}", "s/{cookie:session}",
-		"{{literal}}/{id}", "files/{*}", "a/{b", "{a}{b}", "{bogus:x}", "x/{query:}", "{cookie:a b}", "é/{query:ü}"} {
-		f.Add(s, "42")
-	}
-	f.Add("a/{query:q}", "")
-	f.Add("a/{header:h}", "a/../b%2F\x00")
-	f.Add("a/{param:id}", "\xff")
+	seed(f, "42", "accounts/{id}", "t/{header:X-Tenant}/a/{id}/{id}", "{query:currency}/{header:x-tenant}", "s/{cookie:session}",
+		"{{literal}}/{id}", "files/{*}", "a/{b", "{a}{b}", "{bogus:x}", "x/{query:}", "{cookie:a b}", "é/{query:ü}")
+	seed(f, "", "a/{query:q}")
+	seed(f, "a/../b%2F\x00", "a/{header:h}")
+	seed(f, "\xff", "a/{param:id}")
 	locker := zklock.NewMemoryLocker()
 	f.Fuzz(func(t *testing.T, tmpl, value string) {
 		if tmpl == "" {
@@ -152,13 +150,11 @@ func FuzzResourceTemplate(f *testing.F) {
 // in by the request's values, escaped. The values go into the request
 // path escaped, as a client sends them.
 func FuzzServeMuxPattern(f *testing.F) {
-	for _, s := range []string{"/accounts/{id}/withdraw", "POST /accounts/{id}", "GET example.com/a/{x}", "/files/{path...}", "/{$}", "/a/{b}/{$}",
-		"/health", "/a/", "/{a}/{b}/c", "/a}b/{c}", "/é/{x}", "/{x...}"} {
-		f.Add(s, "42")
-	}
-	f.Add("/a/{b}", "x/y")
-	f.Add("/a/{b...}", "x/../y")
-	f.Add("/a/{b}", "\x7f")
+	seed(f, "42", "/accounts/{id}/withdraw", "POST /accounts/{id}", "GET example.com/a/{x}", "/files/{path...}", "/{$}", "/a/{b}/{$}",
+		"/health", "/a/", "/{a}/{b}/c", "/a}b/{c}", "/é/{x}", "/{x...}")
+	seed(f, "x/y", "/a/{b}")
+	seed(f, "x/../y", "/a/{b...}")
+	seed(f, "\x7f", "/a/{b}")
 	locker := zklock.NewMemoryLocker()
 	f.Fuzz(func(t *testing.T, pattern, value string) {
 		p := &probe{}
@@ -235,6 +231,13 @@ func FuzzServeMuxPattern(f *testing.F) {
 		}
 		p.checkServed(t, "pattern "+pattern+", request "+method+" "+reqPath.String(), rec.Code, want.String())
 	})
+}
+
+// seed adds each of inputs to f's corpus, with value.
+func seed(f *testing.F, value string, inputs ...string) {
+	for _, in := range inputs {
+		f.Add(in, value)
+	}
 }
 
 // handle registers h at pattern and reports whether ServeMux took the

@@ -62,8 +62,8 @@ func (h *HeldBeforeLoss) finish() {
 		return
 	}
 	slices.Sort(h.values)
-	q := func(p int) float64 { return h.values[min(h.N-1, h.N*p/100)] }
-	h.MinMS, h.P10MS, h.P50MS, h.P90MS, h.MaxMS = h.values[0], q(10), q(50), q(90), h.values[h.N-1]
+	h.MinMS, h.MaxMS = h.values[0], h.values[h.N-1]
+	h.P10MS, h.P50MS, h.P90MS = percentile(h.values, 10), percentile(h.values, 50), percentile(h.values, 90)
 }
 
 // writeHeld writes the table of HeldBeforeLoss, by reason, all last.
