@@ -193,8 +193,8 @@ func FuzzServeMuxPattern(f *testing.F) {
 			if i > 0 {
 				want.WriteByte('/')
 			}
-			name, wild := strings.CutPrefix(seg, "{")
-			name, wild = strings.CutSuffix(name, "}")
+			wild := strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}")
+			name := strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}")
 			switch {
 			case !wild:
 				reqPath.WriteString(url.PathEscape(seg))
