@@ -89,20 +89,23 @@ func deadlinePassed(ctx context.Context) bool {
 }
 
 // resourceStatus turns an error computing the resource into a status: the
-// request's fault is InvalidArgument, a misconfiguration is Internal.
+// request's fault is InvalidArgument, a misconfiguration is Internal. The
+// handler has not run: the status is marked NotAcquired, as every refusal
+// before the handler is (a status of the application's own ResourceFrom
+// function goes as it is).
 func resourceStatus(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
 	switch {
 	case errors.Is(err, errBadRequest), errors.Is(err, zklock.ErrInvalidResource):
-		return status.Error(codes.InvalidArgument, zkMessage(err))
+		return notAcquired(codes.InvalidArgument, zkMessage(err))
 	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, zkMessage(err))
+		return notAcquired(codes.Canceled, zkMessage(err))
 	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, zkMessage(err))
+		return notAcquired(codes.DeadlineExceeded, zkMessage(err))
 	}
-	return status.Error(codes.Internal, zkMessage(err))
+	return notAcquired(codes.Internal, zkMessage(err))
 }
 
 // zkPrefix starts every status message the interceptors write.

@@ -336,6 +336,7 @@ func (c *checker) index() {
 					l.lostWhy = lossReason(e.Err)
 					if pk.res == strings.Split(e.Resource, ",")[0] {
 						r.Losses[l.lostWhy]++
+						r.addHeld(l.lostWhy, l.acquired, l.lost, c.phase(l.acquired) == "load")
 					}
 				}
 			}

@@ -74,8 +74,13 @@ func (f *Figure) finish() {
 		return
 	}
 	slices.Sort(f.values)
-	f.P50MS = f.values[f.N/2]
-	f.P99MS = f.values[min(f.N-1, f.N*99/100)]
+	f.P50MS, f.P99MS = percentile(f.values, 50), percentile(f.values, 99)
+}
+
+// percentile returns the p-th percentile of sorted values (not empty): the
+// value at rank n*p/100, the last for p = 100.
+func percentile(sorted []float64, p int) float64 {
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
 }
 
 // figures collects the samples of one checker run.
