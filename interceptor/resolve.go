@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"google.golang.org/grpc/metadata"
@@ -100,7 +101,9 @@ func (m *method) resources(ctx context.Context, msg any) ([]string, error) {
 			rs = slices.Compact(rs)
 		}
 	default:
-		rs = []string{m.name}
+		// Without its leading "/": a resource name that starts with one
+		// is a znode path, refused by zklock (RawPath says so).
+		rs = []string{strings.TrimPrefix(m.name, "/")}
 	}
 	for _, r := range rs {
 		if err := zklock.ValidateResource(r); err != nil {
