@@ -218,7 +218,7 @@ func (p *clientParts) abandon(err error) {
 // annotate says so when a wait ended while ZooKeeper was out of reach.
 func (c *Client) annotate(err error) error {
 	if isCtxErr(err) && !errors.Is(err, ErrUnavailable) && c.unreachable() {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err
 }

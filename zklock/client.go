@@ -123,9 +123,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if _, err := c.waitReady(ctx); err != nil {
 		c.abort()
 		if e, ok := lastDialErr.Load().(error); ok {
-			return nil, fmt.Errorf("zklock: connect %v: %w (last dial error: %v)", servers, err, e)
+			return nil, errorf("connect %v: %w (last dial error: %v)", servers, err, e)
 		}
-		return nil, fmt.Errorf("zklock: connect %v: %w", servers, err)
+		return nil, errorf("connect %v: %w", servers, err)
 	}
 	for _, a := range cfg.auth {
 		if _, err := call(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
@@ -133,7 +133,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			if errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrNoAuth) {
 				return nil, fmt.Errorf("%w: %s authentication failed: %v", ErrNoAuth, a.scheme, err)
 			}
-			return nil, fmt.Errorf("zklock: connect %v: adding %s auth: %w", servers, a.scheme, mapErr(err))
+			return nil, errorf("connect %v: adding %s auth: %w", servers, a.scheme, mapErr(err))
 		}
 	}
 	c.wg.Add(2)

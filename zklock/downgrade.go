@@ -63,7 +63,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	w := &waiter{acquisition: a, c: c, target: &target{resource: old.resource, parent: old.parent}, sid: old.sessionID}
 	if err := w.create(ctx); err != nil {
 		if errors.Is(err, errRestart) {
-			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
+			return nil, errorf("downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
 		}
 		return nil, err
 	}
@@ -77,12 +77,12 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	j := slices.IndexFunc(kids, func(k child) bool { return k.name == w.n.name })
 	if i < 0 || j < 0 {
 		w.fail(ErrLeaseLost)
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrLeaseLost)
+		return nil, errorf("downgrade %q: %w", st.resource, ErrLeaseLost)
 	}
 	for _, k := range kids[i+1 : j] {
 		if k.mode != Read {
 			w.fail(ErrDowngradeBlocked)
-			return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
+			return nil, errorf("downgrade %q: %w", st.resource, ErrDowngradeBlocked)
 		}
 	}
 	// The session may have expired while we made the read node (a pause,
@@ -92,13 +92,13 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	if err := w.proveAlive(ctx); err != nil {
 		w.fail(err)
 		if errors.Is(err, errRestart) {
-			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
+			return nil, errorf("downgrade %q: session changed: %w", st.resource, ErrLeaseLost)
 		}
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+		return nil, errorf("downgrade %q: %w", st.resource, err)
 	}
 	if err := l.Err(); err != nil {
 		w.fail(err)
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+		return nil, errorf("downgrade %q: %w", st.resource, err)
 	}
 	// Our read node holds as soon as the write node is gone.
 	c.mu.Lock()
@@ -125,7 +125,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 		// lost reply) while the session went unverified or expired: the
 		// read lease was lost before the caller had it, and a writer may
 		// have come in since. Neither lease is held.
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+		return nil, errorf("downgrade %q: %w", st.resource, err)
 	}
 	return read, nil
 }

@@ -3,7 +3,52 @@ package zklock
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
+
+// errPrefix starts the message of every error of this package.
+const errPrefix = "zklock: "
+
+// errorf is fmt.Errorf for this package's own wrapping: its message starts
+// with errPrefix once, however many of the errors in a say it too
+// (`zklock: acquire "x": resource is locked`, not `zklock: acquire "x":
+// zklock: resource is locked`). format does not start with the prefix.
+// errors.Is and errors.As find what a's %w verbs wrap, as with
+// fmt.Errorf.
+func errorf(format string, a ...any) error {
+	bare := make([]any, len(a))
+	for i, x := range a {
+		if e, ok := x.(error); ok {
+			x = unprefixed{e}
+		}
+		bare[i] = x
+	}
+	return &prefixed{msg: errPrefix + fmt.Errorf(format, bare...).Error(), err: fmt.Errorf(format, a...)}
+}
+
+// prefixed is an error made by errorf.
+type prefixed struct {
+	msg string
+	err error // fmt.Errorf's, for what it wraps
+}
+
+func (e *prefixed) Error() string { return e.msg }
+
+// Unwrap returns the errors errorf's %w verbs wrapped.
+func (e *prefixed) Unwrap() []error {
+	switch u := e.err.(type) {
+	case interface{ Unwrap() error }:
+		return []error{u.Unwrap()}
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	}
+	return nil
+}
+
+// unprefixed formats an error without errPrefix, for errorf.
+type unprefixed struct{ err error }
+
+func (e unprefixed) Error() string { return strings.TrimPrefix(e.err.Error(), errPrefix) }
 
 // Sentinel errors. Every error returned by this package that has one of these
 // meanings matches it with errors.Is, whatever extra context it carries.

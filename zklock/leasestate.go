@@ -2,7 +2,6 @@ package zklock
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -261,13 +260,13 @@ func (st *leaseState) release(ctx context.Context) error {
 			st.finishRelease(ctx)
 			return nil
 		}
-		return fmt.Errorf("zklock: release of %q not yet confirmed (continuing in the background): %w", st.resource, err)
+		return errorf("release of %q not yet confirmed (continuing in the background): %w", st.resource, err)
 	}
 	select {
 	case <-st.done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("zklock: release of %q not yet confirmed: %w", st.resource, ctx.Err())
+		return errorf("release of %q not yet confirmed: %w", st.resource, ctx.Err())
 	}
 }
 

@@ -57,7 +57,7 @@ func defaultClientConfig() clientConfig {
 func WithRoot(path string) Option {
 	return func(c *clientConfig) {
 		if err := validateZnodePath(path); err != nil {
-			c.setErr(fmt.Errorf("%w: root: %w", ErrInvalidOption, err))
+			c.setErr(errorf("%w: root: %w", ErrInvalidOption, err))
 			return
 		}
 		c.root = path
