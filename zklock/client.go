@@ -99,11 +99,11 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		creates:  make(map[string]chan struct{}),
 	}
 	c.bg, c.bgCancel = context.WithCancel(context.Background())
-	var lastDialErr atomic.Value
+	var lastDialErr atomic.Pointer[error] // errors of several types: an atomic.Value would panic
 	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		nc, err := cfg.dialer(network, addr, timeout)
 		if err != nil {
-			lastDialErr.Store(err)
+			lastDialErr.Store(&err)
 			return nil, err
 		}
 		return tr.dial(nc), nil
@@ -122,8 +122,8 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	}
 	if _, err := c.waitReady(ctx); err != nil {
 		c.abort()
-		if e, ok := lastDialErr.Load().(error); ok {
-			return nil, errorf("connect %v: %w (last dial error: %v)", servers, err, e)
+		if e := lastDialErr.Load(); e != nil {
+			return nil, errorf("connect %v: %w (last dial error: %v)", servers, err, *e)
 		}
 		return nil, errorf("connect %v: %w", servers, err)
 	}
