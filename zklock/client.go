@@ -109,7 +109,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return tr.dial(nc), nil
 	}
 	conn, _, err := zk.Connect(servers, cfg.sessionTimeout,
-		zk.WithDialer(dial), zk.WithEventCallback(c.onEvent),
+		zk.WithDialer(dial), zk.WithHostProvider(&hostList{}), zk.WithEventCallback(c.onEvent),
 		zk.WithLogger(zkLogger{cfg.logger}), zk.WithLogInfo(false))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
