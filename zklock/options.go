@@ -105,6 +105,16 @@ func WithLossMargin(d time.Duration) Option {
 	}
 }
 
+// lossMarginFor returns the loss margin for a negotiated session timeout:
+// WithLossMargin's, or a quarter of the timeout when none was given or the
+// one given is not below the timeout.
+func (c *clientConfig) lossMarginFor(timeout time.Duration) time.Duration {
+	if c.lossMargin == 0 || c.lossMargin >= timeout {
+		return timeout / 4
+	}
+	return c.lossMargin
+}
+
 // WithNodeWatchDelay sets how long a lease whose node carries no watch yet
 // is held before the client sets one, to learn if someone else deletes the
 // node (default 10ms). The watch costs a read and a notification per lease,

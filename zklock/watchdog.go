@@ -71,10 +71,7 @@ func (c *Client) unreachable() bool {
 func (c *Client) lossDeadline() time.Time {
 	_, timeout := c.live.snapshot()
 	sid, _ := c.session()
-	margin := c.cfg.lossMargin
-	if margin == 0 || margin >= timeout {
-		margin = timeout / 4
-	}
+	margin := c.cfg.lossMarginFor(timeout)
 	esid, est := c.live.established()
 	if esid != sid {
 		est = time.Time{}
