@@ -2,11 +2,16 @@ package doctest_test
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,8 +27,8 @@ var unused = regexp.MustCompile(`declared and not used|imported and not used|imp
 
 // TestDocSnippetsCompile type-checks every Go snippet of README.md and
 // docs/*.md, each in its wrapper (see the package documentation), as a
-// package of its own that exists only in an overlay of the module: the
-// compiler's messages name the page and line.
+// package of its own, against the export data of the packages it imports;
+// the type checker's messages name the page and line.
 func TestDocSnippetsCompile(t *testing.T) {
 	root, err := doctest.Root(".")
 	if err != nil {
@@ -53,14 +58,18 @@ func TestDocSnippetsCompile(t *testing.T) {
 		wrappers[strings.TrimSuffix(filepath.Base(f), ".go.tmpl")] = string(b)
 	}
 
-	// One package per snippet and wrapper, in directories that exist in
-	// the overlay only.
-	overlay := map[string][]byte{}
-	var patterns []string
-	wrapperOf := map[string]string{} // by directory
-	failed := map[int][]string{}     // by snippet: the errors of each wrapper tried
+	// Each snippet in each of its wrappers, parsed.
+	type try struct {
+		snippet int
+		wrapper string
+		file    *ast.File
+	}
+	var tries []try
+	fset := token.NewFileSet()
+	imports := map[string]bool{}
+	failed := map[int][]string{} // by snippet: the errors of each wrapper tried
 	for i, s := range snippets {
-		for j, name := range strings.Split(s.Wrapper, "|") {
+		for _, name := range strings.Split(s.Wrapper, "|") {
 			w, ok := wrappers[name]
 			if name != "" && !ok {
 				t.Errorf("%s: no wrapper %q (testdata/wrappers has %v)", s, name, slices.Sorted(maps.Keys(wrappers)))
@@ -73,35 +82,54 @@ func TestDocSnippetsCompile(t *testing.T) {
 				t.Errorf("%s: %v", s, err)
 				continue
 			}
-			dir := fmt.Sprintf("internal/doctest/zz-snippets/s%03d_%d", i, j)
-			overlay[filepath.Join(root, filepath.FromSlash(dir), "snippet.go")] = []byte(src)
-			patterns = append(patterns, "./"+dir)
-			wrapperOf[dir] = name
+			f, err := parser.ParseFile(fset, "snippet.go", src, parser.ParseComments)
+			if err != nil {
+				failed[i] = append(failed[i], fmt.Sprintf("in wrapper %q:\n\t%v", name, err))
+				continue
+			}
+			for _, im := range f.Imports {
+				path, _ := strconv.Unquote(im.Path.Value)
+				imports[path] = true
+			}
+			tries = append(tries, try{i, name, f})
 		}
 	}
-	cfg := &packages.Config{
-		Mode:    packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
-		Dir:     root,
-		Overlay: overlay,
-	}
-	pkgs, err := packages.Load(cfg, patterns...)
+
+	// The packages they import, from the compiler's export data, then
+	// each snippet type-checked against them as a package of its own.
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes, Dir: root}, slices.Sorted(maps.Keys(imports))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pkgs) != len(patterns) {
-		t.Fatalf("%d packages loaded for %d snippets", len(pkgs), len(patterns))
+	byPath := map[string]*types.Package{}
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			t.Errorf("load %s: %v", p.PkgPath, e)
+		}
+		byPath[p.PkgPath] = p.Types
 	}
 	passed := map[int]bool{}
-	for _, p := range pkgs {
-		dir := strings.TrimPrefix(p.PkgPath, "github.com/zklockkit/zklockkit/")
-		var i int
-		fmt.Sscanf(dir, "internal/doctest/zz-snippets/s%03d_", &i)
-		msgs := compileErrors(p, filepath.Join(root, filepath.FromSlash(dir))+string(filepath.Separator))
+	for _, tr := range tries {
+		var msgs []string
+		conf := types.Config{
+			Importer: importerFunc(func(path string) (*types.Package, error) {
+				if p := byPath[path]; p != nil {
+					return p, nil
+				}
+				return nil, fmt.Errorf("%s not loaded", path)
+			}),
+			Error: func(err error) {
+				if e, ok := err.(types.Error); !ok || !unused.MatchString(e.Msg) {
+					msgs = append(msgs, err.Error())
+				}
+			},
+		}
+		_, _ = conf.Check("snippet", fset, []*ast.File{tr.file}, nil)
 		if len(msgs) == 0 {
-			passed[i] = true
+			passed[tr.snippet] = true
 			continue
 		}
-		failed[i] = append(failed[i], fmt.Sprintf("in wrapper %q:\n\t%s", wrapperOf[dir], strings.Join(msgs, "\n\t")))
+		failed[tr.snippet] = append(failed[tr.snippet], fmt.Sprintf("in wrapper %q:\n\t%s", tr.wrapper, strings.Join(msgs, "\n\t")))
 	}
 	for i, s := range snippets {
 		if !passed[i] && len(failed[i]) > 0 {
@@ -110,31 +138,9 @@ func TestDocSnippetsCompile(t *testing.T) {
 	}
 }
 
-// compileErrors returns the errors of a snippet's package but those of
-// unused names, with positions relative to the repository (the line
-// directives name pages relative to it, which the loader puts under the
-// package's directory, dir).
-func compileErrors(p *packages.Package, dir string) []string {
-	var typed, listed []string
-	checked := len(p.Syntax) > 0 // then the type checker's errors say it all
-	for _, e := range p.Errors {
-		for _, line := range strings.Split(fmt.Sprintf("%s: %s", e.Pos, e.Msg), "\n") {
-			line = strings.TrimPrefix(strings.TrimPrefix(line, ": "), dir)
-			switch {
-			case unused.MatchString(line), strings.HasPrefix(line, "# "), strings.TrimSpace(line) == "":
-			case e.Kind == packages.ListError && checked:
-			case e.Kind == packages.ListError:
-				listed = append(listed, line)
-			default:
-				typed = append(typed, line)
-			}
-		}
-	}
-	if len(typed) > 0 {
-		return typed
-	}
-	return listed
-}
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
 func indent(s string) string {
 	return "\t| " + strings.ReplaceAll(s, "\n", "\n\t| ")
