@@ -61,33 +61,7 @@ func leaderGapRound(t *testing.T, srv *zktest.Server, timeout, tick, phase time.
 	a := newClientAt(t, p.Addr(), root, opts...)
 	b := newClientAt(t, srv.Addr(), root, opts...)
 
-	actx, acancel := context.WithCancel(ctx)
-	defer acancel()
-	var aLost, bLeads atomic.Int64 // unix nanos
-	aLeads := make(chan struct{})
-	go a.Lead(actx, "e", []byte("a"), func(lctx context.Context) error {
-		close(aLeads)
-		<-lctx.Done()
-		aLost.Store(time.Now().UnixNano())
-		var lost *zklock.LostError
-		if !errors.As(context.Cause(lctx), &lost) {
-			t.Errorf("a's leadership ended with %v; want a LostError", context.Cause(lctx))
-		}
-		acancel() // a does not campaign again
-		return nil
-	})
-	<-aLeads
-	bctx, bcancel := context.WithCancel(ctx)
-	bDone := make(chan struct{})
-	defer func() { bcancel(); <-bDone }()
-	go func() {
-		defer close(bDone)
-		b.Lead(bctx, "e", []byte("b"), func(lctx context.Context) error {
-			bLeads.Store(time.Now().UnixNano())
-			<-lctx.Done()
-			return nil
-		})
-	}()
+	aLost, bLeads := leaderAndCandidate(ctx, t, a, b)
 	eventually(t, "b queued behind a", func() bool {
 		q, err := b.Inspect(ctx, "e")
 		return err == nil && len(q.Nodes) == 2
@@ -133,4 +107,40 @@ func leaderGapRound(t *testing.T, srv *zktest.Server, timeout, tick, phase time.
 	t.Logf("cut %v late; a told %v after the cut, b leads %v after it (ZooKeeper's expiry due %s after it)",
 		cut.Sub(target).Round(time.Millisecond), lost.Sub(cut).Round(time.Millisecond), gap.Round(time.Millisecond), expect)
 	return gap
+}
+
+// leaderAndCandidate runs the election "e" with a as its leader, which
+// does not campaign again once its leadership is lost, and b campaigning
+// behind it until the test ends. It returns once a leads; aLost and bLeads
+// become the times (unix nanos) a was told of its loss and b began to
+// lead.
+func leaderAndCandidate(ctx context.Context, t *testing.T, a, b *zklock.Client) (aLost, bLeads *atomic.Int64) {
+	aLost, bLeads = new(atomic.Int64), new(atomic.Int64)
+	actx, acancel := context.WithCancel(ctx)
+	t.Cleanup(acancel)
+	aLeads := make(chan struct{})
+	go a.Lead(actx, "e", []byte("a"), func(lctx context.Context) error {
+		close(aLeads)
+		<-lctx.Done()
+		aLost.Store(time.Now().UnixNano())
+		var lost *zklock.LostError
+		if !errors.As(context.Cause(lctx), &lost) {
+			t.Errorf("a's leadership ended with %v; want a LostError", context.Cause(lctx))
+		}
+		acancel() // a does not campaign again
+		return nil
+	})
+	<-aLeads
+	bctx, bcancel := context.WithCancel(ctx)
+	bDone := make(chan struct{})
+	t.Cleanup(func() { bcancel(); <-bDone })
+	go func() {
+		defer close(bDone)
+		b.Lead(bctx, "e", []byte("b"), func(lctx context.Context) error {
+			bLeads.Store(time.Now().UnixNano())
+			<-lctx.Done()
+			return nil
+		})
+	}()
+	return aLost, bLeads
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	echo4 "github.com/labstack/echo/v4"
 	echo5 "github.com/labstack/echo/v5"
@@ -210,13 +209,7 @@ func idMessage(t *testing.T) protoreflect.MessageType {
 // error everywhere (the gRPC status carries its message).
 func TestIntegration_SameKeySameZnode(t *testing.T) {
 	root := zktest.UniqueRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := zklock.Connect(ctx, []string{zktest.Shared().Addr()}, zklock.WithRoot(root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, root)
 	fes := frontEnds(t, c, template, crossadapter.LockedTouch)
 
 	keys := []string{"42", "a/b", "a%2Fb", "a%2Fb/", "100%", "%", "{x}", "{{", "}", "é☃ 日本", "..", "a b", "+"}

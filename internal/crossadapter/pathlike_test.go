@@ -16,14 +16,7 @@ import (
 // core refuses it with an error that names RawPath, and every front end
 // answers with that same error instead of locking /zklock/%2Flocks%2Fx.
 func TestIntegration_PathLikeNameRefusedEverywhere(t *testing.T) {
-	root := zktest.UniqueRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := zklock.Connect(ctx, []string{zktest.Shared().Addr()}, zklock.WithRoot(root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, zktest.UniqueRoot(t))
 	want := zklock.ValidateResource("/locks/x")
 	if want == nil || !strings.Contains(want.Error(), "RawPath()") {
 		t.Fatalf("the core's error for /locks/x is %v; want one that names RawPath()", want)
@@ -36,4 +29,18 @@ func TestIntegration_PathLikeNameRefusedEverywhere(t *testing.T) {
 	if ls := c.Locks(); len(ls) != 0 {
 		t.Errorf("lock nodes left: %v", ls)
 	}
+}
+
+// connect connects a client to the shared server under root, closed at
+// the end of the test.
+func connect(t *testing.T, root string) *zklock.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := zklock.Connect(ctx, []string{zktest.Shared().Addr()}, zklock.WithRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }

@@ -24,6 +24,19 @@ import (
 
 const dur = `(\d+(?:\.\d+)? ?m?s)`
 
+// load returns the repository's root and its pages.
+func load(t *testing.T) (root string, pages []doctest.Page) {
+	t.Helper()
+	root, err := doctest.Root(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages, err = doctest.Pages(root); err != nil {
+		t.Fatal(err)
+	}
+	return root, pages
+}
+
 func fact(name, source, quote string, want ...any) doctest.Fact {
 	return doctest.Fact{Name: name, Source: source, Quote: regexp.MustCompile(quote), Want: want}
 }
@@ -35,14 +48,7 @@ func fact(name, source, quote string, want ...any) doctest.Fact {
 // checker; the adapters' answers are those of their own code for each
 // error.
 func TestDocFacts(t *testing.T) {
-	root, err := doctest.Root(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := doctest.Pages(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, pages := load(t)
 	cli := constants(t, root, "github.com/zklockkit/zklockkit/cmd/zklock")
 	integer := func(name string) int64 {
 		v := cli[name]

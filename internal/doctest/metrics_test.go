@@ -13,7 +13,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/zklockkit/zklockkit/fence"
-	"github.com/zklockkit/zklockkit/internal/doctest"
 	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 )
@@ -25,14 +24,7 @@ import (
 // name (zklock.x.y) on the pages about tracing must be one of package
 // tracing's constants.
 func TestDocMetricNames(t *testing.T) {
-	root, err := doctest.Root(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := doctest.Pages(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, pages := load(t)
 
 	// What Prometheus shows.
 	shown := map[string]bool{fence.DefaultTable: true} // the fence's table, also zklock_...

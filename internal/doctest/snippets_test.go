@@ -30,14 +30,7 @@ var unused = regexp.MustCompile(`declared and not used|imported and not used|imp
 // package of its own, against the export data of the packages it imports;
 // the type checker's messages name the page and line.
 func TestDocSnippetsCompile(t *testing.T) {
-	root, err := doctest.Root(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := doctest.Pages(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, pages := load(t)
 	snippets, err := doctest.Snippets(pages)
 	if err != nil {
 		t.Error(err)
