@@ -122,7 +122,7 @@ func (b *zkBackend) answerBound() time.Duration { return b.c.sess.AnswerBound() 
 // annotate says so when a wait ended while ZooKeeper was out of reach.
 func (b *zkBackend) annotate(err error) error {
 	if errs.IsCtxErr(err) && !errors.Is(err, ErrUnavailable) && b.c.sess.Unreachable() {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return errs.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err
 }

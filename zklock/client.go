@@ -56,7 +56,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		auth[i] = session.Auth{Scheme: a.scheme, Auth: a.auth}
 	}
 	scfg := session.Config{Servers: servers, SessionTimeout: cfg.sessionTimeout, LossMargin: cfg.lossMargin,
-		Dialer: cfg.dialer, Auth: auth, Logger: cfg.logger}
+		Dialer: cfg.dialer, Hosts: &hostList{}, Auth: auth, Logger: cfg.logger}
 	if len(cfg.observers) > 0 {
 		scfg.OnConn = c.b.connState
 		scfg.OnStatus = c.b.sessionStatus

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -95,18 +97,23 @@ type dsnParser struct {
 	servers []string
 	root    string // "": none given
 	opts    []Option
+	secrets []string // never shown in a message (secrets)
 }
 
-// bad returns an error naming the connection string, its password
-// masked.
+// bad returns an error naming the connection string, its secrets masked,
+// also in the details, which may quote parts of it.
 func (d *dsnParser) bad(format string, a ...any) error {
-	return fmt.Errorf("%w: connection string %q: %s", ErrInvalidOption, redact(d.raw), fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: connection string %q: %s", ErrInvalidOption, redact(d.raw), scrub(fmt.Sprintf(format, a...), d.secrets))
 }
 
 func parseDSN(dsn string) (*dsnParser, error) {
 	d := &dsnParser{raw: strings.TrimSpace(dsn)}
+	d.secrets = secrets(d.raw)
 	if d.raw == "" {
 		return nil, d.bad("empty")
+	}
+	if err := d.misplacedUserInfo(); err != nil {
+		return nil, err
 	}
 	rest := d.raw
 	if scheme, after, ok := strings.Cut(rest, "://"); ok {
@@ -156,6 +163,26 @@ func parseDSN(dsn string) (*dsnParser, error) {
 	return d, nil
 }
 
+// misplacedUserInfo refuses user info whose "@" is not among the hosts,
+// where the parser looks for it: a password holding an unencoded "/", "?"
+// or "#" would otherwise be read as a path or parameters, and parts of it
+// quoted in a message.
+func (d *dsnParser) misplacedUserInfo() error {
+	start, at, ok := userInfoEnd(d.raw)
+	if !ok || strings.IndexByte(d.raw[start:at], ':') < 0 {
+		return nil
+	}
+	if i := strings.IndexAny(d.raw[start:], "/?#"); i < 0 || start+i > at {
+		return nil
+	}
+	if !strings.HasPrefix(strings.ToLower(d.raw), "zk://") {
+		user, _, _ := strings.Cut(d.raw[start:at], ":")
+		return d.bad("user info (%q) is only taken in the zk:// form: zk://%s@HOSTS..., with the password in password_file, the URL or $%s",
+			user+"@", user, EnvPassword)
+	}
+	return d.bad(`user info: write "/", "?" and "#" in a password as %%2F, %%3F and %%23`)
+}
+
 // parseRoot takes the path after the hosts: the root.
 func (d *dsnParser) parseRoot(path string) error {
 	if d.url {
@@ -186,26 +213,109 @@ func (d *dsnParser) parseRoot(path string) error {
 	return nil
 }
 
-// redact masks the password of a string's user info, even in a string
-// that does not parse.
+// mask is what a secret of a connection string is shown as.
+const mask = "xxxxx"
+
+// secretParam matches a parameter whose value is a secret, wherever it
+// is in a string: password= is refused, but its value is still masked.
+var secretParam = regexp.MustCompile(`(?i)(?:^|[?&])(?:password|passwd|pwd|secret|token)=([^&#]*)`)
+
+// secretSpans returns where the secrets of s are, as [start, end) byte
+// offsets, in order, even in a string that does not parse: the password
+// of the user info and the values of parameters named like secrets. It
+// errs on the side of masking: the user info ends at the last "@" before
+// the parameters, also when an unencoded "/", "?" or "#" in the password
+// moved that "@" out of the hosts (userInfoEnd).
+func secretSpans(s string) [][2]int {
+	var spans [][2]int
+	if start, end, ok := userInfoEnd(s); ok {
+		if colon := strings.IndexByte(s[start:end], ':'); colon >= 0 {
+			spans = append(spans, [2]int{start + colon + 1, end})
+		}
+	}
+	for _, m := range secretParam.FindAllStringSubmatchIndex(s, -1) {
+		if m[3] > m[2] {
+			spans = append(spans, [2]int{m[2], m[3]})
+		}
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	return spans
+}
+
+// userInfoEnd returns where the user info of s starts (after a scheme)
+// and ends (at its "@"), if s has one. The "@" is the last one of the
+// string, or, when that one is inside the parameters ("label=a@b"), the
+// last one before them.
+func userInfoEnd(s string) (start, end int, ok bool) {
+	if _, after, ok := strings.Cut(s, "://"); ok {
+		start = len(s) - len(after)
+	}
+	limit := len(s)
+	for {
+		at := strings.LastIndexByte(s[start:limit], '@')
+		if at < 0 {
+			return 0, 0, false
+		}
+		at += start
+		info := s[start:at]
+		// A "?" followed by a "=" before the "@": the "@" is a parameter's.
+		if q := strings.IndexByte(info, '?'); q >= 0 && strings.Contains(info[q:], "=") && strings.IndexByte(info, ':') < q {
+			limit = start + q
+			continue
+		}
+		return start, at, true
+	}
+}
+
+// redact masks the secrets of s (secretSpans), even in a string that does
+// not parse.
 func redact(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		scheme, rest = "", s
-	} else {
-		scheme += "://"
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	at := strings.LastIndexByte(rest[:end], '@')
-	if at < 0 {
+	spans := secretSpans(s)
+	if len(spans) == 0 {
 		return s
 	}
-	user, _, hasPassword := strings.Cut(rest[:at], ":")
-	if !hasPassword {
-		return s
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		if sp[0] < last {
+			continue // overlaps the one before
+		}
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(mask)
+		last = sp[1]
 	}
-	return scheme + user + ":xxxxx" + rest[at:]
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// secrets returns the secrets of s, as written and percent-decoded, so
+// that a message built from parts of s can be scrubbed of them.
+func secrets(s string) []string {
+	var out []string
+	for _, sp := range secretSpans(s) {
+		v := s[sp[0]:sp[1]]
+		out = append(out, v)
+		if d, err := url.QueryUnescape(v); err == nil && d != v {
+			out = append(out, d)
+		}
+		if d, err := url.PathUnescape(v); err == nil && d != v {
+			out = append(out, d)
+		}
+	}
+	// the longest first, so that a secret holding another is masked whole
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// scrub replaces every secret in msg with the mask. It is a safety net
+// for details that quote parts of a string (misplacedUserInfo keeps the
+// password out of those parts): secrets shorter than 4 bytes are left, or
+// a password "p" would mask every "p" of the message.
+func scrub(msg string, secrets []string) string {
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, mask)
+		}
+	}
+	return msg
 }

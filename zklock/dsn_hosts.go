@@ -4,9 +4,15 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
 )
+
+var _ zk.HostProvider = (*hostList)(nil)
 
 // parseHosts takes the comma-separated host list of a connection string.
 func (d *dsnParser) parseHosts(list string) error {
@@ -183,4 +189,59 @@ func checkServers(servers []string) ([]string, error) {
 		out = append(out, server)
 	}
 	return out, nil
+}
+
+// hostList is the go-zookeeper HostProvider of a Client. It hands the
+// servers to the dialer as given, names unresolved, so that each dial
+// resolves its name afresh. go-zookeeper's default, DNSHostProvider,
+// resolves every name once, inside zk.Connect: a name that does not
+// resolve yet (a pod that starts before its DNS record) failed Connect at
+// once, and an address that changes later was never seen. Here a name
+// that fails to resolve is a failed dial, retried as a refused connection
+// is, until Connect's context ends (ErrUnavailable), and the same on every
+// reconnection. go-zookeeper shuffles the servers before Init.
+type hostList struct {
+	mu      sync.Mutex
+	servers []string
+	curr    int // the server of the last Next
+	last    int // the server of the last connection, -1 before one
+}
+
+// Init takes the servers, "host:port" each.
+func (h *hostList) Init(servers []string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(servers) == 0 {
+		return fmt.Errorf("no ZooKeeper servers given")
+	}
+	h.servers = slices.Clone(servers)
+	h.curr, h.last = -1, -1
+	return nil
+}
+
+// Len returns the number of servers.
+func (h *hostList) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.servers)
+}
+
+// Next returns the server to dial next, and whether every server has been
+// tried since the last connection (go-zookeeper then waits a second).
+func (h *hostList) Next() (server string, retryStart bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.curr = (h.curr + 1) % len(h.servers)
+	retryStart = h.curr == h.last
+	if h.last == -1 {
+		h.last = 0
+	}
+	return h.servers[h.curr], retryStart
+}
+
+// Connected records that the last server returned by Next was connected.
+func (h *hostList) Connected() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = h.curr
 }

@@ -353,14 +353,14 @@ func (m *MemoryLocker) downgrade(ctx context.Context, l *Lease) (*Lease, error) 
 			for _, n := range q.nodes[i+1:] {
 				if n.Kind != layout.Read {
 					m.mu.Unlock()
-					return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrDowngradeBlocked)
+					return nil, errs.Errorf("downgrade %q: %w", st.resource, ErrDowngradeBlocked)
 				}
 			}
 		}
 	}
 	if old == nil {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, ErrLeaseLost)
+		return nil, errs.Errorf("downgrade %q: %w", st.resource, ErrLeaseLost)
 	}
 	// Only readers are behind the write node: a read node at the back
 	// holds once the write node is gone.

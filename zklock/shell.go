@@ -287,7 +287,7 @@ func (a *acquisition) result() (*Lease, error) {
 // failure reports the acquire's failure with err at resource failed, whose
 // node was on session sid, and returns the error for the caller.
 func (a *acquisition) failure(err error, failed string, sid int64) error {
-	err = fmt.Errorf("zklock: acquire %q: %w", failed, a.b.annotate(err))
+	err = errs.Errorf("acquire %q: %w", failed, a.b.annotate(err))
 	a.b.observe(a.caller, Event{Kind: EventFailed, ID: a.id, Resource: joinResources(a.resources), Resources: a.resources, Mode: a.cfg.mode,
 		Wait: time.Since(a.start), Err: err, SessionID: sid})
 	return err

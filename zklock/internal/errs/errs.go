@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -98,3 +99,47 @@ func Map(err error) error {
 	}
 	return fmt.Errorf("zklock: zookeeper: %w", err)
 }
+
+// Prefix starts the message of every error of zklock.
+const Prefix = "zklock: "
+
+// Errorf is fmt.Errorf for zklock's own wrapping: its message starts
+// with Prefix once, however many of the errors in a say it too
+// (`zklock: acquire "x": resource is locked`, not `zklock: acquire "x":
+// zklock: resource is locked`). format does not start with the prefix.
+// errors.Is and errors.As find what a's %w verbs wrap, as with
+// fmt.Errorf.
+func Errorf(format string, a ...any) error {
+	bare := make([]any, len(a))
+	for i, x := range a {
+		if e, ok := x.(error); ok {
+			x = unprefixed{e}
+		}
+		bare[i] = x
+	}
+	return &prefixed{msg: Prefix + fmt.Errorf(format, bare...).Error(), err: fmt.Errorf(format, a...)}
+}
+
+// prefixed is an error made by Errorf.
+type prefixed struct {
+	msg string
+	err error // fmt.Errorf's, for what it wraps
+}
+
+func (e *prefixed) Error() string { return e.msg }
+
+// Unwrap returns the errors Errorf's %w verbs wrapped.
+func (e *prefixed) Unwrap() []error {
+	switch u := e.err.(type) {
+	case interface{ Unwrap() error }:
+		return []error{u.Unwrap()}
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	}
+	return nil
+}
+
+// unprefixed formats an error without Prefix, for Errorf.
+type unprefixed struct{ err error }
+
+func (e unprefixed) Error() string { return strings.TrimPrefix(e.err.Error(), Prefix) }
