@@ -15,7 +15,7 @@ import (
 // docs/protocol.md derives the loss bound, and the package's own
 // documentation states what it needs.
 var (
-	boundHome = []string{"docs/guarantees.md", "zklock/doc.go", "zklock/options.go"}
+	boundHome = []string{"docs/guarantees.md", "zklock/doc.go", "zklock/options.go", "zklock/acquire_options.go", "zklock/client.go"}
 	lossHome  = append([]string{"docs/protocol.md"}, boundHome...)
 	// The pages of the front ends restate the try's bound beside their
 	// own answer to it (an exit code, a status).
@@ -33,7 +33,7 @@ func TestDocBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, err := doctest.Pages(root, "zklock/doc.go", "zklock/options.go")
+	pages, err := doctest.Pages(root, "zklock/doc.go", "zklock/options.go", "zklock/acquire_options.go", "zklock/client.go")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,7 +174,8 @@ func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 		}
 	}
 	st, _ := s.status()
-	s.publish(st) // established: State says so from now on
+	s.publishQuietly(st) // established: State says so from now on; the first state is no change
+
 	s.wg.Add(3)
 	go s.watchdog()
 	go s.prover()

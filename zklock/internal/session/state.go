@@ -129,17 +129,26 @@ func (s *Session) watchState() {
 // publish makes st the session's status, if it is not already, and
 // reports the change.
 func (s *Session) publish(st Status) {
-	p := s.state.cur.Load()
-	if p.status == st || p.status == Closed {
-		return
-	}
-	if !s.state.cur.CompareAndSwap(p, &published{status: st, changed: make(chan struct{})}) {
-		return // Close published Closed meanwhile
-	}
-	close(p.changed)
-	if s.cfg.OnStatus != nil {
+	if s.swap(st) && s.cfg.OnStatus != nil {
 		s.cfg.OnStatus(st, s.ID())
 	}
+}
+
+// publishQuietly makes st the session's status, reporting nothing: the
+// first status, when the session is established.
+func (s *Session) publishQuietly(st Status) { s.swap(st) }
+
+// swap makes st the published status, and reports whether it changed it.
+func (s *Session) swap(st Status) bool {
+	p := s.state.cur.Load()
+	if p.status == st || p.status == Closed {
+		return false
+	}
+	if !s.state.cur.CompareAndSwap(p, &published{status: st, changed: make(chan struct{})}) {
+		return false // Close published Closed meanwhile
+	}
+	close(p.changed)
+	return true
 }
 
 // publishClosed publishes Closed once the session's goroutines are done

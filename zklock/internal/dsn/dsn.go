@@ -1,8 +1,11 @@
-package zklock
+// Package dsn parses zklock's connection strings: ZooKeeper's own connect
+// string (h1:2181,h2:2181/app) and zk:// URLs, their hosts, root,
+// parameters and credentials, and masks their secrets in every message.
+// Package zklock's Open and ParseDSN are its door; docs/connecting.md
+// describes the grammar.
+package dsn
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -10,104 +13,68 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // EnvPassword is the environment variable a connection string's digest
 // password is read from when the string names a user and gives no
-// password (see Open).
+// password (zklock.EnvPassword).
 const EnvPassword = "ZKLOCK_PASSWORD"
 
-// defaultPort is the port of a server given without one.
-const defaultPort = 2181
+// DefaultPort is the port of a server given without one.
+const DefaultPort = 2181
 
-// Open connects using a connection string, the way sql.Open takes a DSN.
-// It takes ZooKeeper's own connect string, the one Curator, kazoo, Kafka
-// and zkCli take, and a zk:// URL:
-//
-//	127.0.0.1:2181
-//	h1:2181,h2:2181,h3:2181/app
-//	h1,h2,h3/app?session_timeout=10s
-//	[::1]:2181
-//	zk://h1:2181,h2:2181/app?session_timeout=10s&label=worker
-//	zk://app@h1,h2/app?password_file=/run/secrets/zk
-//
-// The grammar:
-//
-//	dsn      = [ "zk://" [ userinfo "@" ] ] hosts [ path ] [ "?" params ] .
-//	hosts    = host { "," host } .
-//	host     = ( name | ipv4 | "[" ipv6 "]" ) [ ":" port ] .
-//	path     = "/" | znode path .
-//	params   = param { "&" param } .
-//	param    = "session_timeout=" duration | "loss_margin=" duration
-//	         | "label=" text | "password_file=" file path .
-//	userinfo = user [ ":" password ] .
-//
-// A host without a port gets defaultPort; a port is a number from 1 to
-// 65535; a host may appear once; blanks around a host are ignored. An
-// IPv6 address is written in brackets: a bare ::1 is refused, since its
-// last group could be read as a port. The path, when not just "/", is
-// the root under which named resources' queues live (WithRoot), and it is
-// ZooKeeper's chroot for RawPath resources: "/locks/job" on "zk1/app" is
-// /app/locks/job, as in Curator or kazoo connected to "zk1/app". A
-// "?" always starts the parameters, in both forms (a root holding "?" is
-// written %3F in the zk:// form), and each parameter may appear once, with
-// a value; durations are Go's (10s, 1500ms). In the zk:// form the path,
-// the user and the password are percent-decoded (write "@" as %40); the
-// native form is taken as written, as ZooKeeper does; hosts are never
-// decoded. Anything else, such as an empty part between commas, an
-// unknown scheme or parameter, or a root that is not a valid znode path,
-// is an error matching ErrInvalidOption whose message names the part; the
-// password is never part of a message.
-//
-// User info in the zk:// form authenticates with a digest (WithDigestAuth).
-// The password comes from exactly one of: the file named by password_file
-// (a regular file of at most 4 KiB, one trailing newline dropped: a
-// mounted secret, the recommended way), the URL (zk://app:pa%24%24@h1,
-// handy on a workstation, but the string then shows up wherever it is
-// passed, logged or printed), or, when the string gives neither, the
-// EnvPassword variable. A user without a password is an error. The native
-// form takes no user info. See docs/connecting.md.
-//
-// Options given to Open apply after the ones from the string, so they
-// override them.
-func Open(ctx context.Context, dsn string, opts ...Option) (*Client, error) {
-	servers, dsnOpts, err := ParseDSN(dsn)
+// DSN is a parsed connection string: what it sets, in the order zklock
+// applies it as options.
+type DSN struct {
+	Servers []string // host:port, the default port filled in
+	Root    string   // the root and chroot; "" when none is given
+	// Params are the parameters that become client options, by name
+	// (session_timeout, loss_margin: a time.Duration; label: a string).
+	Params map[string]any
+	// User and Password authenticate with a digest, when User is set.
+	User, Password string
+}
+
+// Checks are the client's own rules that a connection string's parts
+// must pass, reported against the part.
+type Checks struct {
+	// Root returns why a root cannot be used, or "".
+	Root func(path string) string
+	// Param returns why a parameter's value (see DSN.Params) cannot be
+	// used, or nil.
+	Param func(name string, value any) error
+}
+
+// Parse parses a connection string (see zklock.Open). It reads the
+// password file or EnvPassword when the string asks for them, and touches
+// no network. Errors match errs.ErrInvalidOption and never show a secret.
+func Parse(s string, checks Checks) (*DSN, error) {
+	d, err := parse(s, checks)
 	if err != nil {
 		return nil, err
 	}
-	return Connect(ctx, servers, append(dsnOpts, opts...)...)
+	return &d.DSN, nil
 }
 
-// ParseDSN splits a connection string (see Open) into servers, as
-// "host:port" or "[ipv6]:port" with the default port filled in, and
-// options. It reads the password file or EnvPassword when the string asks
-// for them, and touches no network.
-func ParseDSN(dsn string) (servers []string, opts []Option, err error) {
-	d, err := parseDSN(dsn)
-	if err != nil {
-		return nil, nil, err
-	}
-	return d.servers, d.opts, nil
-}
-
-// dsnParser holds a connection string being parsed.
-type dsnParser struct {
+// parser holds a connection string being parsed.
+type parser struct {
+	DSN
 	raw     string // trimmed, as given
 	url     bool   // zk:// form
-	servers []string
-	root    string // "": none given
-	opts    []Option
+	checks  Checks
 	secrets []string // never shown in a message (secrets)
 }
 
 // bad returns an error naming the connection string, its secrets masked,
 // also in the details, which may quote parts of it.
-func (d *dsnParser) bad(format string, a ...any) error {
-	return fmt.Errorf("%w: connection string %q: %s", ErrInvalidOption, redact(d.raw), scrub(fmt.Sprintf(format, a...), d.secrets))
+func (d *parser) bad(format string, a ...any) error {
+	return fmt.Errorf("%w: connection string %q: %s", errs.ErrInvalidOption, Redact(d.raw), scrub(fmt.Sprintf(format, a...), d.secrets))
 }
 
-func parseDSN(dsn string) (*dsnParser, error) {
-	d := &dsnParser{raw: strings.TrimSpace(dsn)}
+func parse(dsn string, checks Checks) (*parser, error) {
+	d := &parser{raw: strings.TrimSpace(dsn), checks: checks}
 	d.secrets = secrets(d.raw)
 	if d.raw == "" {
 		return nil, d.bad("empty")
@@ -167,7 +134,7 @@ func parseDSN(dsn string) (*dsnParser, error) {
 // where the parser looks for it: a password holding an unencoded "/", "?"
 // or "#" would otherwise be read as a path or parameters, and parts of it
 // quoted in a message.
-func (d *dsnParser) misplacedUserInfo() error {
+func (d *parser) misplacedUserInfo() error {
 	start, at, ok := userInfoEnd(d.raw)
 	if !ok || strings.IndexByte(d.raw[start:at], ':') < 0 {
 		return nil
@@ -184,7 +151,7 @@ func (d *dsnParser) misplacedUserInfo() error {
 }
 
 // parseRoot takes the path after the hosts: the root.
-func (d *dsnParser) parseRoot(path string) error {
+func (d *parser) parseRoot(path string) error {
 	if d.url {
 		p, err := url.PathUnescape(path)
 		if err != nil {
@@ -201,15 +168,12 @@ func (d *dsnParser) parseRoot(path string) error {
 	if r, _ := utf8.DecodeLastRuneInString(path); unicode.IsSpace(r) {
 		return d.bad("root %q: ends with a blank", path)
 	}
-	if err := validateZnodePath(path); err != nil {
-		reason := err.Error()
-		if re := (*ResourceError)(nil); errors.As(err, &re) {
-			reason = re.Reason
+	if d.checks.Root != nil {
+		if reason := d.checks.Root(path); reason != "" {
+			return d.bad("root %q: %s", path, reason)
 		}
-		return d.bad("root %q: %s", path, reason)
 	}
-	d.root = path
-	d.opts = append(d.opts, WithRoot(path), withChroot(path))
+	d.Root = path
 	return nil
 }
 
@@ -267,9 +231,9 @@ func userInfoEnd(s string) (start, end int, ok bool) {
 	}
 }
 
-// redact masks the secrets of s (secretSpans), even in a string that does
+// Redact masks the secrets of s (secretSpans), even in a string that does
 // not parse.
-func redact(s string) string {
+func Redact(s string) string {
 	spans := secretSpans(s)
 	if len(spans) == 0 {
 		return s
