@@ -35,6 +35,10 @@ func validPlaceholder(p restmpl.Placeholder) bool {
 	return true
 }
 
+// scalarField are the field paths of a TransferRequest that hold a
+// scalar: the only ones a template of Transfer may name.
+var scalarField = map[string]bool{"account_id": true, "transfer.from": true, "transfer.to": true, "transfer.amount": true}
+
 // FuzzTemplate drives the server interceptor with any resource template
 // and any values in the call (metadata, fields of a bankpb.TransferRequest),
 // calling it as gRPC would, over the MemoryLocker:
@@ -48,9 +52,6 @@ func validPlaceholder(p restmpl.Placeholder) bool {
 //     says, each value escaped, or the call is InvalidArgument when the
 //     name is no valid resource or a value is missing; the handler does
 //     not run then.
-// scalarField are the field paths of a TransferRequest that hold a
-// scalar: the only ones a template of Transfer may name.
-var scalarField = map[string]bool{"account_id": true, "transfer.from": true, "transfer.to": true, "transfer.amount": true}
 
 func FuzzTemplate(f *testing.F) {
 	for _, s := range []string{"accounts/{account_id}", "t/{metadata:x-tenant}/{transfer.from}/{transfer.to}", "{transfer.amount}", "a/{transfer}",
