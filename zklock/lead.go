@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/ctxsleep"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 )
 
@@ -88,7 +89,7 @@ func (c *Client) Lead(ctx context.Context, election string, value []byte, fn fun
 				return err
 			}
 			c.cfg.logger.Warn("zklock: campaign failed; campaigning again", "election", election, "err", err)
-			if err := sleepCtx(ctx, delay); err != nil {
+			if err := ctxsleep.Sleep(ctx, delay); err != nil {
 				return err
 			}
 			continue
@@ -113,7 +114,7 @@ func (c *Client) Lead(ctx context.Context, election string, value []byte, fn fun
 		} else {
 			delay = cfg.delay
 		}
-		if err := sleepCtx(ctx, delay); err != nil {
+		if err := ctxsleep.Sleep(ctx, delay); err != nil {
 			return err
 		}
 	}
@@ -128,17 +129,6 @@ func campaignAgain(err error) bool {
 		}
 	}
 	return true
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // The bound on the leaderless gap that docs/guarantees.md states: from
