@@ -3,6 +3,7 @@ package zkecho_test
 import (
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/internal/adaptertest"
 	zkmw "github.com/zklockkit/zklockkit/middleware/zkecho"
+	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -40,19 +42,34 @@ func TestCheckRouteAtRegistration(t *testing.T) {
 }
 
 // Without the hook, the misconfiguration answers 500 "lock misconfigured"
-// at every request, and is logged once, at Error level, with the route,
-// the template and the parameter. (Before, nothing was logged.)
-func TestMisconfiguredRouteIsLoggedOnce(t *testing.T) {
+// at every request, is logged once, at Error level, with the route, the
+// template and the parameter, and every such request is counted in
+// zklock.misconfigured as Echo's; a well-configured route counts nothing.
+// (Before, nothing was logged, then nothing counted.)
+func TestMisconfiguredRouteIsLoggedOnceAndCounted(t *testing.T) {
 	var log adaptertest.Log
+	meter := adaptertest.NewMeter(t)
+	locker := zklock.NewMemoryLocker()
 	e := echo.New()
-	e.GET("/misconfigured/:id", lockedAs, zkmw.Lock(zklock.NewMemoryLocker(),
-		zkmw.Resource("accounts/{account}"), zkmw.WithLogger(log.Logger())))
+	e.GET("/misconfigured/:id", lockedAs, zkmw.Lock(locker,
+		zkmw.Resource("accounts/{account}"), zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
+	e.GET("/configured/:id", lockedAs, zkmw.Lock(locker,
+		zkmw.Resource("accounts/{id}"), zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
 	for range 3 {
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/misconfigured/1", nil))
 		if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lock misconfigured") {
 			t.Fatalf("%d %s", rec.Code, rec.Body)
 		}
+		rec = httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/configured/1", nil))
+		if rec.Code != 200 {
+			t.Fatalf("well-configured route: %d %s", rec.Code, rec.Body)
+		}
+	}
+	want := map[adaptertest.Route]int64{{Adapter: tracing.AdapterEcho, Route: "/misconfigured/:id"}: 3}
+	if got := meter.Misconfigured(t); !maps.Equal(got, want) {
+		t.Errorf("%s: %v; want %v", tracing.MetricMisconfigured, got, want)
 	}
 	recs := log.Records()
 	if len(recs) != 1 {
