@@ -2,6 +2,11 @@ package adaptertest
 
 import (
 	"context"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -67,4 +72,44 @@ func (m *Meter) Misconfigured(t testing.TB) map[Route]int64 {
 		}
 	}
 	return out
+}
+
+// ServeMisconfigured sends n GET requests for path to h, each of which
+// must be answered 500 "lock misconfigured", and n for okPath, a
+// well-configured route, each of which must be answered 200 with the body
+// okBody.
+func ServeMisconfigured(t testing.TB, h http.Handler, n int, path, okPath, okBody string) {
+	t.Helper()
+	for range n {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lock misconfigured") {
+			t.Fatalf("GET %s: %d %s; want 500 lock misconfigured", path, rec.Code, rec.Body)
+		}
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, okPath, nil))
+		if rec.Code != 200 || rec.Body.String() != okBody {
+			t.Fatalf("GET %s, a well-configured route: %d %s; want 200 %s", okPath, rec.Code, rec.Body, okBody)
+		}
+	}
+}
+
+// WantMisconfigured checks that log holds one record, at Error level,
+// with the attributes attrs (among others), and that meter counted want
+// in tracing.MetricMisconfigured, nothing else.
+func WantMisconfigured(t testing.TB, log *Log, meter *Meter, attrs map[string]string, want map[Route]int64) {
+	t.Helper()
+	recs := log.Records()
+	if len(recs) != 1 || recs[0].Level != slog.LevelError {
+		t.Errorf("logged %+v; want one Error record", recs)
+	} else {
+		for k, v := range attrs {
+			if recs[0].Attrs[k] != v {
+				t.Errorf("logged %s=%q; want %q (record %+v)", k, recs[0].Attrs[k], v, recs[0])
+			}
+		}
+	}
+	if got := meter.Misconfigured(t); !maps.Equal(got, want) {
+		t.Errorf("%s: %v; want %v", tracing.MetricMisconfigured, got, want)
+	}
 }

@@ -2,10 +2,6 @@ package zkecho_test
 
 import (
 	"errors"
-	"log/slog"
-	"maps"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -55,28 +51,8 @@ func TestMisconfiguredRouteIsLoggedOnceAndCounted(t *testing.T) {
 		zkmw.Resource("accounts/{account}"), zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
 	e.GET("/configured/:id", lockedAs, zkmw.Lock(locker,
 		zkmw.Resource("accounts/{id}"), zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
-	for range 3 {
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/misconfigured/1", nil))
-		if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lock misconfigured") {
-			t.Fatalf("%d %s", rec.Code, rec.Body)
-		}
-		rec = httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/configured/1", nil))
-		if rec.Code != 200 {
-			t.Fatalf("well-configured route: %d %s", rec.Code, rec.Body)
-		}
-	}
-	want := map[adaptertest.Route]int64{{Adapter: tracing.AdapterEcho, Route: "/misconfigured/:id"}: 3}
-	if got := meter.Misconfigured(t); !maps.Equal(got, want) {
-		t.Errorf("%s: %v; want %v", tracing.MetricMisconfigured, got, want)
-	}
-	recs := log.Records()
-	if len(recs) != 1 {
-		t.Fatalf("logged %d records, want 1: %+v", len(recs), recs)
-	}
-	if r := recs[0]; r.Level != slog.LevelError || r.Attrs["route"] != "/misconfigured/:id" ||
-		r.Attrs["template"] != "accounts/{account}" || r.Attrs["parameter"] != "account" || r.Attrs["method"] != "GET" {
-		t.Fatalf("logged %+v", r)
-	}
+	adaptertest.ServeMisconfigured(t, e, 3, "/misconfigured/1", "/configured/1", "accounts/1")
+	adaptertest.WantMisconfigured(t, &log, meter,
+		map[string]string{"method": "GET", "route": "/misconfigured/:id", "template": "accounts/{account}", "parameter": "account"},
+		map[adaptertest.Route]int64{{Adapter: tracing.AdapterEcho, Route: "/misconfigured/:id"}: 3})
 }

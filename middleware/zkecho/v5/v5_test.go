@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -204,28 +202,11 @@ func TestMisconfiguredRouteAtRequest(t *testing.T) {
 	}))
 	e.GET("/configured/:id", leaseResource, zkmw.Lock(locker, zkmw.Resource("accounts/{id}"),
 		zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
-	for range 3 {
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/misconfigured/1", nil))
-		if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lock misconfigured") {
-			t.Fatalf("%d %s", rec.Code, rec.Body)
-		}
-		rec = httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/configured/1", nil))
-		if rec.Code != 200 || rec.Body.String() != "accounts/1" {
-			t.Fatalf("well-configured route: %d %s", rec.Code, rec.Body)
-		}
-	}
+	adaptertest.ServeMisconfigured(t, e, 3, "/misconfigured/1", "/configured/1", "accounts/1")
 	if got == nil || strings.Contains(got.Error(), `lock ""`) || !strings.Contains(got.Error(), `has no parameter "account"`) {
 		t.Fatalf("error handler got %v", got)
 	}
-	recs := log.Records()
-	if len(recs) != 1 || recs[0].Level != slog.LevelError || recs[0].Attrs["route"] != "/misconfigured/:id" ||
-		recs[0].Attrs["template"] != "accounts/{account}" || recs[0].Attrs["parameter"] != "account" {
-		t.Fatalf("logged %+v; want one Error record naming the route, the template and the parameter", recs)
-	}
-	want := map[adaptertest.Route]int64{{Adapter: tracing.AdapterEcho, Route: "/misconfigured/:id"}: 3}
-	if got := meter.Misconfigured(t); !maps.Equal(got, want) {
-		t.Errorf("%s: %v; want %v", tracing.MetricMisconfigured, got, want)
-	}
+	adaptertest.WantMisconfigured(t, &log, meter,
+		map[string]string{"method": "GET", "route": "/misconfigured/:id", "template": "accounts/{account}", "parameter": "account"},
+		map[adaptertest.Route]int64{{Adapter: tracing.AdapterEcho, Route: "/misconfigured/:id"}: 3})
 }
