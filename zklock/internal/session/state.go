@@ -25,6 +25,20 @@ const (
 	Closed
 )
 
+func (st Status) String() string {
+	switch st {
+	case Verified:
+		return "verified"
+	case Suspended:
+		return "suspended"
+	case Expired:
+		return "expired"
+	case Closed:
+		return "closed"
+	}
+	return "unknown"
+}
+
 // stateWatch publishes the session's status: the current one, and a
 // channel closed when it changes (State). It is kept by its own goroutine
 // (watchState), woken by the session's events and by the proof's deadline.
@@ -54,6 +68,10 @@ func (s *Session) State() (Status, <-chan struct{}) {
 	p := s.state.cur.Load()
 	return p.status, p.changed
 }
+
+// Published returns the session's status, as State does, without
+// asking: it keeps no proof going.
+func (s *Session) Published() Status { return s.state.cur.Load().status }
 
 // watched reports whether State was asked within the session timeout.
 func (s *Session) watched() bool {
@@ -137,6 +155,7 @@ func (s *Session) publish(st Status) {
 		return // Close published Closed meanwhile
 	}
 	close(p.changed)
+	s.note("state "+st.String(), s.ID())
 	if s.cfg.OnStatus != nil {
 		s.cfg.OnStatus(st, s.ID())
 	}
