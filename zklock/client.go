@@ -11,6 +11,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
+	"github.com/zklockkit/zklockkit/zklock/internal/wire"
 )
 
 // Client is one ZooKeeper session shared by every lock of a process. It is
@@ -24,6 +25,9 @@ type Client struct {
 	owner []byte           // default node data: JSON Owner
 	// steps runs the acquires' steps (see step.go).
 	steps stepRunners
+	// flightSrc, with WithFlightRecorder, keeps the wire history the
+	// recorder reports (flight.go).
+	flightSrc *flightSource
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers
@@ -60,6 +64,10 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if len(cfg.observers) > 0 {
 		scfg.OnConn = c.b.connState
 		scfg.OnStatus = c.b.sessionStatus
+	}
+	if cfg.flight != nil {
+		c.flightSrc = &flightSource{c: c, hist: wire.NewHistory()}
+		scfg.History = c.flightSrc.hist
 	}
 	c.sess = session.New(scfg)
 	c.q = queue.New(c.sess, queue.Config{ACL: cfg.acl, Logger: cfg.logger})
@@ -104,19 +112,7 @@ const (
 	SessionClosed
 )
 
-func (s SessionState) String() string {
-	switch s {
-	case SessionVerified:
-		return "verified"
-	case SessionSuspended:
-		return "suspended"
-	case SessionExpired:
-		return "expired"
-	case SessionClosed:
-		return "closed"
-	}
-	return "unknown"
-}
+func (s SessionState) String() string { return session.Status(s).String() }
 
 // State returns the state of the client's session now, and a channel
 // that is closed when it next changes, so that a caller can wait for a
