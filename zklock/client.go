@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path"
 	"slices"
 	"time"
 
@@ -25,6 +26,7 @@ type Client struct {
 	owner []byte           // default node data: JSON Owner
 	// steps runs the acquires' steps (see step.go).
 	steps stepRunners
+	holds holdTimes // how long this client's leases were held, per queue
 	// flightSrc, with WithFlightRecorder, keeps the wire history the
 	// recorder reports (flight.go).
 	flightSrc *flightSource
@@ -152,6 +154,10 @@ type LocalLock struct {
 	Acquired  time.Time // when the lock was acquired; zero while waiting
 	Token     int64     // fencing token, when held
 	SessionID int64
+	// HoldMedian is the median of how long this Client held the lock's
+	// queue over its last HoldSamples leases of it (what its nodes report
+	// as Owner.HoldMedian); 0 when it has released none.
+	HoldMedian time.Duration
 }
 
 // Locks returns this Client's lock nodes, waiting and held, ordered by
@@ -161,7 +167,7 @@ func (c *Client) Locks() []LocalLock {
 	ls := make([]LocalLock, len(nodes))
 	for i, n := range nodes {
 		l := LocalLock{Resource: n.Resource, Mode: Mode(n.Kind), Path: n.Path, Position: n.Position, Since: n.Since,
-			SessionID: n.SessionID}
+			SessionID: n.SessionID, HoldMedian: c.holds.median(path.Dir(n.Path))}
 		if st, ok := n.Holder.(*leaseState); ok {
 			l.Held, l.Position = true, 0
 			st.mu.Lock()

@@ -1,0 +1,62 @@
+package zklock
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A queue's median is over its last HoldSamples hold times; past
+// HoldResources queues, the one released longest ago is forgotten.
+func TestHoldTimes(t *testing.T) {
+	var h holdTimes
+	if m := h.median("/q"); m != 0 {
+		t.Fatalf("median with no sample: %v", m)
+	}
+	for _, ms := range []int{30, 10, 20} {
+		h.add("/q", time.Duration(ms)*time.Millisecond)
+	}
+	if m := h.median("/q"); m != 20*time.Millisecond {
+		t.Fatalf("median of 10, 20, 30ms: %v", m)
+	}
+	for range HoldSamples {
+		h.add("/q", time.Second)
+	}
+	if m := h.median("/q"); m != time.Second {
+		t.Fatalf("median after %d samples of 1s: %v; the old ones should be gone", HoldSamples, m)
+	}
+	for i := range HoldResources {
+		h.add(fmt.Sprintf("/r%d", i), time.Millisecond)
+	}
+	if len(h.rings) != HoldResources || h.median("/q") != 0 || h.median("/r0") == 0 {
+		t.Fatalf("%d queues kept, /q's median %v; want %d, /q forgotten", len(h.rings), h.median("/q"), HoldResources)
+	}
+}
+
+// An owner's deadline and hold median survive the JSON a lock node
+// carries; the JSON of an owner without them is what zklock always
+// wrote, and foreign data still reads as a label.
+func TestOwnerJSON(t *testing.T) {
+	d := time.Date(2026, 11, 27, 15, 4, 5, 123456789, time.UTC)
+	o := Owner{Host: "box-1", PID: 7, Label: "billing", Deadline: d, HoldMedian: 1250 * time.Millisecond}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"host":"box-1","pid":7,"label":"billing","deadline":"2026-11-27T15:04:05.123Z","hold_p50_seconds":1.25}`; string(b) != want {
+		t.Fatalf("JSON %s\nwant %s", b, want)
+	}
+	got := decodeOwner(b)
+	if !got.Deadline.Equal(d.Truncate(time.Millisecond)) || got.HoldMedian != 1250*time.Millisecond || got.Label != "billing" {
+		t.Fatalf("decoded %+v", got)
+	}
+	b, _ = json.Marshal(Owner{Host: "box-1", PID: 7})
+	if string(b) != `{"host":"box-1","pid":7}` {
+		t.Fatalf("JSON without deadline or hold: %s", b)
+	}
+	if got := decodeOwner([]byte(`{"deadline":"never"}`)); !strings.Contains(got.Label, "never") {
+		t.Fatalf("a bad deadline: %+v; want the data as a label", got)
+	}
+}
