@@ -218,7 +218,7 @@ func (r *FlightRecorder) Recordings() ([]Recording, error) {
 }
 
 // WithFlightRecorder makes the Client tell r of each lease it loses, and
-// keeps the Client's recent wire history (about 43 KiB: see
+// keeps the Client's recent wire history (44 KiB: see
 // docs/operations.md) for r's recordings. Several Clients may share r.
 func WithFlightRecorder(r *FlightRecorder) Option {
 	return func(c *clientConfig) {
