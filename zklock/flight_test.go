@@ -35,11 +35,15 @@ type flightSpec struct {
 // runFlightHolderIfAsked runs the paused holder and exits, if this process
 // was started as one (see TestMain).
 func runFlightHolderIfAsked() {
-	raw, ok := os.LookupEnv(flightChildEnv)
-	if !ok {
+	var spec flightSpec
+	child, err := zktest.ChildSpec(flightChildEnv, &spec)
+	if !child {
 		return
 	}
-	if err := flightHolder(raw); err != nil {
+	if err == nil {
+		err = flightHolder(spec)
+	}
+	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
@@ -50,11 +54,7 @@ func runFlightHolderIfAsked() {
 // and waits for the loss (the test pauses it past its loss deadline);
 // then it waits for the recording, written in the background, and names
 // it.
-func flightHolder(raw string) error {
-	var s flightSpec
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		return err
-	}
+func flightHolder(s flightSpec) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rec, err := zklock.NewFlightRecorder(s.Dir, zklock.FlightWindow(time.Minute))
@@ -139,63 +139,23 @@ type recordingJSON struct {
 func TestIntegration_FlightRecorderPausedHolder(t *testing.T) {
 	const pause = 3 * time.Second // the session timeout is 1s
 	spec := flightSpec{ZK: zktest.Shared().Addr(), Root: zktest.UniqueRoot(t), Resource: "flight/paused", Dir: t.TempDir()}
-	raw, _ := json.Marshal(spec)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), flightChildEnv+"="+string(raw))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = zktest.ResumeProcess(cmd.Process)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
-	lines := make(chan string, 4)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	next := func(prefix string) string {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			if !ok || !strings.HasPrefix(l, prefix+" ") {
-				t.Fatalf("holder said %q; want %s ...", l, prefix)
-			}
-			return strings.TrimPrefix(l, prefix+" ")
-		case <-time.After(60 * time.Second):
-			t.Fatalf("holder: no %s in 60s", prefix)
-		}
-		return ""
-	}
-	token, err := strconv.ParseInt(next("HELD"), 10, 64)
+	child := zktest.StartChild(t, flightChildEnv, spec)
+	token, err := strconv.ParseInt(child.Next(t, "HELD"), 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond) // pings and syncs answered before the pause
 	stopAt := time.Now()
-	if err := zktest.PauseProcess(cmd.Process); err != nil {
+	if err := zktest.PauseProcess(child.Cmd.Process); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(pause)
 	contAt := time.Now()
-	if err := zktest.ResumeProcess(cmd.Process); err != nil {
+	if err := zktest.ResumeProcess(child.Cmd.Process); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("holder: %s", next("LOST"))
-	path := next("RECORDED")
+	t.Logf("holder: %s", child.Next(t, "LOST"))
+	path := child.Next(t, "RECORDED")
 
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -17,7 +17,9 @@ func PauseProcess(p *os.Process) error {
 	if err := p.Signal(syscall.SIGSTOP); err != nil {
 		return fmt.Errorf("zktest: pausing process %d: %w", p.Pid, err)
 	}
-	waitStopped(p.Pid, 5*time.Second)
+	if !waitStopped(p.Pid, 10*time.Second) {
+		return fmt.Errorf("zktest: process %d was sent SIGSTOP but not every thread stopped within 10s", p.Pid)
+	}
 	return nil
 }
 
