@@ -80,6 +80,12 @@
 // also shows the deadline its acquire wrote in its node (its context's,
 // or MaxWait), flagged when it falls before the estimated turn.
 //
+// # Flight recordings
+//
+// Recordings serves the recordings of a zklock.FlightRecorder (the trace
+// window and the wire history written when a lease is lost): the list,
+// and each file, the latest by ?latest=trace or ?latest=json.
+//
 // # JSON
 //
 //	{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/trace"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,10 +20,23 @@ import (
 // defaults) and a Client that feeds a FlightRecorder, the other with the
 // recorder stopped and a plain Client, in the same process. It reports
 // the median wall time of a cycle in each arm and the overhead of the
-// recorded median over the plain one, in percent. Run it several times:
+// recorded median over the plain one, in percent, over all cycles and as
+// the median of the per-pair ratios of block medians (which cancels drift
+// slower than a block), and the process's CPU time per cycle in each arm
+// (ZooKeeper's not included). The sub-benchmarks split the cost:
+// "both" is the FlightRecorder as used; "trace" runs the runtime flight
+// recorder with a plain Client in the recorded arm; "history" a Client
+// feeding the FlightRecorder with the runtime recorder stopped. Run it
+// several times:
 //
-//	go test -run '^$' -bench BenchmarkFlightRecorder -benchtime 2000x -count 8 ./zklock
+//	go test -run '^$' -bench 'BenchmarkFlightRecorder/both' -benchtime 2000x -count 10 ./zklock
 func BenchmarkFlightRecorder(b *testing.B) {
+	for _, mode := range []string{"both", "trace", "history"} {
+		b.Run(mode, func(b *testing.B) { benchmarkFlightRecorder(b, mode != "history", mode != "trace") })
+	}
+}
+
+func benchmarkFlightRecorder(b *testing.B, tracing, history bool) {
 	const block = 20
 	fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: zklock.DefaultFlightWindow, MaxBytes: zklock.DefaultFlightMaxBytes})
 	if err := fr.Start(); err != nil {
@@ -36,7 +50,10 @@ func BenchmarkFlightRecorder(b *testing.B) {
 	fr.Stop()
 	root := zktest.UniqueRoot(b)
 	plain := newClient(b, root)
-	recorded := newClient(b, root, zklock.WithFlightRecorder(rec))
+	recorded := plain
+	if history {
+		recorded = newClient(b, root, zklock.WithFlightRecorder(rec))
+	}
 	ctx := context.Background()
 	op := func(c *zklock.Client) {
 		l, err := c.Acquire(ctx, "bench/1")
@@ -47,36 +64,59 @@ func BenchmarkFlightRecorder(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	op(plain) // create the queue node
-	var p, r []time.Duration
-	run := func(on bool, n int) {
-		c, wall := plain, &p
+	op(plain)                // create the queue node
+	var p, r []time.Duration // each cycle's wall time, by arm
+	var ratios []float64     // per pair of blocks: the recorded block's median over the plain one's
+	var cpu [2]time.Duration // the process's CPU time, by arm (plain, recorded)
+	run := func(on bool, n int) time.Duration {
+		c, wall, arm := plain, &p, 0
 		if on {
-			if err := fr.Start(); err != nil {
-				b.Fatal(err)
+			if tracing {
+				if err := fr.Start(); err != nil {
+					b.Fatal(err)
+				}
+				defer fr.Stop()
 			}
-			defer fr.Stop()
-			c, wall = recorded, &r
+			c, wall, arm = recorded, &r, 1
 			op(c) // the first cycle after a start pays the tracer's start-up
 		}
+		from := len(*wall)
+		before := cpuTime()
 		for range n {
 			s := time.Now()
 			op(c)
 			*wall = append(*wall, time.Since(s))
 		}
+		cpu[arm] += cpuTime() - before
+		return durMedian((*wall)[from:])
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i += 2 * block {
 		n := min(block, (b.N-i+1)/2)
 		first := (i/(2*block))%2 == 0
-		run(first, n)
-		run(!first, n)
+		m1 := run(first, n)
+		m2 := run(!first, n)
+		if first {
+			m1, m2 = m2, m1
+		}
+		ratios = append(ratios, float64(m2)/float64(m1))
 	}
 	b.StopTimer()
 	mp, mr := durMedian(p), durMedian(r)
+	slices.Sort(ratios)
 	b.ReportMetric(float64(mp.Nanoseconds()), "plain-p50-ns")
 	b.ReportMetric(float64(mr.Nanoseconds()), "recorded-p50-ns")
 	b.ReportMetric(100*(float64(mr)/float64(mp)-1), "overhead-%")
+	b.ReportMetric(100*(ratios[len(ratios)/2]-1), "paired-overhead-%")
+	b.ReportMetric(float64(cpu[0].Nanoseconds())/float64(len(p)), "plain-cpu-ns")
+	b.ReportMetric(float64(cpu[1].Nanoseconds())/float64(len(r)), "recorded-cpu-ns")
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func durMedian(ds []time.Duration) time.Duration {

@@ -135,7 +135,7 @@ func (c *Client) partData(a *acquisition, queue string) []byte {
 	if label == "" {
 		label = c.cfg.label
 	}
-	data, _ := json.Marshal(Owner{Host: hostname(), PID: os.Getpid(), Label: label, Deadline: deadline, HoldMedian: hold})
+	data, _ := Owner{Host: hostname(), PID: os.Getpid(), Label: label, Deadline: deadline, HoldMedian: hold}.MarshalJSON()
 	return data
 }
 

@@ -1,6 +1,7 @@
 package zklock
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -58,5 +59,19 @@ func TestOwnerJSON(t *testing.T) {
 	}
 	if got := decodeOwner([]byte(`{"deadline":"never"}`)); !strings.Contains(got.Label, "never") {
 		t.Fatalf("a bad deadline: %+v; want the data as a label", got)
+	}
+}
+
+// BenchmarkPartData measures what an acquire pays to write its deadline
+// and its client's hold-time median into its node.
+func BenchmarkPartData(b *testing.B) {
+	c := unconnectedClient()
+	c.holds.add("/zklock/r", 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	a := &acquisition{ctx: ctx}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.partData(a, "/zklock/r")
 	}
 }
