@@ -2,8 +2,8 @@ package zklock
 
 import (
 	"encoding/json"
-	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -106,12 +106,6 @@ func medianOf(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// hostname is the host named in owner records.
-var hostname = sync.OnceValue(func() string {
-	h, _ := os.Hostname()
-	return h
-})
-
 // partData is the data of the lock node of one part of an acquire, on
 // queue: the election value; or the owner record, with the acquire's
 // deadline (its context's or MaxWait's; a try never waits, so it has
@@ -131,12 +125,42 @@ func (c *Client) partData(a *acquisition, queue string) []byte {
 	if deadline.IsZero() && hold == 0 {
 		return c.nodeData(cfg)
 	}
-	label := cfg.label
-	if label == "" {
-		label = c.cfg.label
+	return appendWait(c.nodeData(cfg), deadline, hold)
+}
+
+// appendWait returns owner, the JSON of an owner record, with a deadline
+// and a hold-time median added (each when not zero) as Owner.MarshalJSON
+// writes them: an acquire pays a few hundred nanoseconds for them, where
+// marshalling the record anew (and asking for the process id) cost it
+// several microseconds.
+func appendWait(owner []byte, deadline time.Time, hold time.Duration) []byte {
+	if len(owner) < 2 || owner[len(owner)-1] != '}' {
+		owner = []byte("{}")
 	}
-	data, _ := Owner{Host: hostname(), PID: os.Getpid(), Label: label, Deadline: deadline, HoldMedian: hold}.MarshalJSON()
-	return data
+	b := make([]byte, 0, len(owner)+80)
+	b = append(b, owner[:len(owner)-1]...) // without its closing brace
+	sep := func() {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+	}
+	if !deadline.IsZero() {
+		sep()
+		b = append(b, `"deadline":"`...)
+		b = deadline.UTC().Truncate(time.Millisecond).AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"')
+	}
+	if s := hold.Seconds(); s > 0 {
+		sep()
+		b = append(b, `"hold_p50_seconds":`...)
+		if s >= 1e-6 {
+			b = strconv.AppendFloat(b, s, 'f', -1, 64)
+		} else {
+			f, _ := json.Marshal(s) // encoding/json's exponent form
+			b = append(b, f...)
+		}
+	}
+	return append(b, '}')
 }
 
 // ownerJSON is Owner's JSON form.

@@ -57,6 +57,20 @@ func TestOwnerJSON(t *testing.T) {
 	if string(b) != `{"host":"box-1","pid":7}` {
 		t.Fatalf("JSON without deadline or hold: %s", b)
 	}
+	// What an acquire appends to its client's owner record is what
+	// MarshalJSON writes.
+	for _, o := range []Owner{
+		{Host: "box-1", PID: 7, Label: `a "label"`, Deadline: d},
+		{Host: "box-1", PID: 7, HoldMedian: 1500 * time.Microsecond},
+		{PID: 7, Deadline: d.Truncate(time.Second), HoldMedian: 3*time.Hour + time.Nanosecond},
+		{PID: 7, HoldMedian: 300 * time.Nanosecond},
+	} {
+		base, _ := Owner{Host: o.Host, PID: o.PID, Label: o.Label}.MarshalJSON()
+		want, _ := o.MarshalJSON()
+		if got := appendWait(base, o.Deadline, o.HoldMedian); string(got) != string(want) {
+			t.Errorf("appendWait: %s\nMarshalJSON: %s", got, want)
+		}
+	}
 	if got := decodeOwner([]byte(`{"deadline":"never"}`)); !strings.Contains(got.Label, "never") {
 		t.Fatalf("a bad deadline: %+v; want the data as a label", got)
 	}
@@ -66,6 +80,7 @@ func TestOwnerJSON(t *testing.T) {
 // and its client's hold-time median into its node.
 func BenchmarkPartData(b *testing.B) {
 	c := unconnectedClient()
+	c.owner, _ = Owner{Host: "box-1", PID: 27461, Label: "billing"}.MarshalJSON()
 	c.holds.add("/zklock/r", 300*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
