@@ -33,13 +33,15 @@
 // methods with a [Matcher] ([MatchFunc], [MatchService]); WithMethod wins,
 // then the first matching matcher. Methods selected by neither run without
 // a lock. With no WithMethod or WithMatcher at all, every method is locked,
-// each under its own full method name (one call of a method at a time
+// each under its own method name (one call of a method at a time
 // across all servers).
 //
 // # Resources
 //
-// The default resource of a method is its full method name
-// ("/bank.v1.Bank/Transfer"). [Resource] sets templates instead:
+// The default resource of a method is its full method name without the
+// leading slash ("bank.v1.Bank/Transfer"), as the HTTP middleware's
+// default is the route's path without it: zklock refuses a name that
+// starts with "/", which looks like a znode path (zklock.RawPath). [Resource] sets templates instead:
 // literal text with placeholders that name request fields by their proto
 // field names, dotted through nested messages ({transfer.from}), or an
 // incoming metadata key ({metadata:x-tenant-id}). Fields are read with

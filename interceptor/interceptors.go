@@ -13,7 +13,8 @@ import (
 
 // UnaryServerInterceptor returns a unary server interceptor that runs the
 // selected methods under a lock of locker. Without WithMethod or
-// WithMatcher every method is locked, each under its full method name.
+// WithMatcher every method is locked, each under its method name (see the
+// package documentation, Resources).
 //
 // A locked call computes its resource, acquires the lock with the call's
 // context, runs the handler with the lease's context (cancelled if the lease

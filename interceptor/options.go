@@ -153,7 +153,9 @@ type MethodOption func(*methodConfig)
 // message of a unary call; for a stream it is the first message when
 // FromFirstMessage is set, and nil otherwise (read incoming metadata from
 // ctx). A returned error that carries a gRPC status is sent as is; any
-// other error is sent as InvalidArgument.
+// other error is sent as InvalidArgument, and so is a resource that
+// zklock.ValidateResource refuses (one that starts with "/", as fullMethod
+// does, among others).
 type ResourceFunc func(ctx context.Context, fullMethod string, req any) (string, error)
 
 type methodConfig struct {
@@ -210,7 +212,7 @@ func (c *methodConfig) setErr(err error) {
 // nothing (zklock.Locker.AcquireAll); templates that name the same
 // resource for a call (a transfer from an account to itself) lock it once.
 // A template given twice is a configuration error. The default,
-// without Resource or ResourceFrom, is the full method name. See the package
+// without Resource or ResourceFrom, is the method name. See the package
 // documentation for the template rules.
 func Resource(templates ...string) MethodOption {
 	return func(c *methodConfig) {

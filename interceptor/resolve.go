@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -104,10 +105,13 @@ func (m *method) resources(ctx context.Context, msg any, rs []string) ([]string,
 		}
 		return append(rs, r), nil
 	}
-	if err := zklock.ValidateResource(m.name); err != nil {
+	// Without its leading "/": a resource name that starts with one is a
+	// znode path, refused by zklock (RawPath says so).
+	name := strings.TrimPrefix(m.name, "/")
+	if err := zklock.ValidateResource(name); err != nil {
 		return nil, resourceStatus(err)
 	}
-	return append(rs, m.name), nil
+	return append(rs, name), nil
 }
 
 // newInput returns an empty message of the method's input type, from the

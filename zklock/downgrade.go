@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
@@ -69,7 +70,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	}
 	if err := l.Err(); err != nil {
 		w.Fail(err)
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+		return nil, errs.Errorf("downgrade %q: %w", st.resource, err)
 	}
 	// Our read node holds as soon as the write node is gone.
 	h := w.Held()
@@ -95,7 +96,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 		// cancelled), though its node's delete may still be under way in
 		// the background, so that its holder does not work on under it.
 		st.end(err)
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+		return nil, errs.Errorf("downgrade %q: %w", st.resource, err)
 	}
 	return read, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -163,9 +162,6 @@ func (c *connFlags) open(ctx context.Context, cmd string) (*zklock.Client, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
 	defer cancel()
-	if err := resolvable(ctx, servers); err != nil {
-		return nil, withCode(ExitUnreachable, err)
-	}
 	client, err := openBounded(ctx, c.dsn(), opts)
 	switch {
 	case err == nil:
@@ -208,25 +204,4 @@ func openBounded(ctx context.Context, dsn string, opts []zklock.Option) (*zklock
 		}()
 		return nil, fmt.Errorf("%w: %w", zklock.ErrUnavailable, ctx.Err())
 	}
-}
-
-// resolvable fails when no server's host name resolves: go-zookeeper
-// reports that as a bad option, but for an operator it means ZooKeeper
-// cannot be reached (a typo, or DNS down).
-func resolvable(ctx context.Context, servers []string) error {
-	var firstErr error
-	for _, s := range servers {
-		host, _, _ := net.SplitHostPort(s)
-		if net.ParseIP(host) != nil {
-			return nil
-		}
-		_, err := net.DefaultResolver.LookupHost(ctx, host)
-		if err == nil {
-			return nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return fmt.Errorf("cannot resolve any ZooKeeper server name: %v", firstErr)
 }

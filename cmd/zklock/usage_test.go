@@ -137,7 +137,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"top", "--servers", down, "--connect-timeout", "1s"}, nil, 113, "cannot reach ZooKeeper"},
 		{[]string{"run", "--servers", down, "--connect-timeout", "1s", "--resource", "x", "--", "touch", filepath.Join(dir, "ran")}, nil, 113, "cannot reach ZooKeeper"},
 		{[]string{"break", "--servers", down, "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper"},
-		{[]string{"show", "--servers", "no-such-host.invalid:2181", "--connect-timeout", "5s", "x"}, nil, 113, "cannot resolve"},
+		// a name that does not resolve (yet) is waited for, as a server
+		// that refuses: the pod that starts before its DNS record
+		{[]string{"show", "--servers", "no-such-host.invalid:2181", "--connect-timeout", "1s", "x"}, nil, 113, "cannot reach ZooKeeper at no-such-host.invalid:2181 within 1s"},
 	}
 	for _, tc := range cases {
 		r := zkl(t, tc.env, tc.args...)

@@ -61,8 +61,11 @@ type Config struct {
 	SessionTimeout time.Duration // asked of ZooKeeper
 	LossMargin     time.Duration // 0: a quarter of the negotiated timeout
 	Dialer         zk.Dialer
-	Auth           []Auth
-	Logger         *slog.Logger
+	// Hosts, if set, is how go-zookeeper picks the next server (its
+	// default resolves names once, at Connect).
+	Hosts  zk.HostProvider
+	Auth   []Auth
+	Logger *slog.Logger
 	// OnConn, if set, is told of lost connections and resumptions, on a
 	// goroutine of its own.
 	OnConn func(c Conn, sid int64)
@@ -146,9 +149,12 @@ func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 		}
 		return tr.Dial(nc), nil
 	}
-	conn, _, err := zk.Connect(cfg.Servers, cfg.SessionTimeout,
-		zk.WithDialer(dial), zk.WithEventCallback(s.onEvent),
-		zk.WithLogger(zkLogger{cfg.Logger}), zk.WithLogInfo(false))
+	hosts := cfg.Hosts
+	if hosts == nil {
+		hosts = &zk.DNSHostProvider{} // go-zookeeper's default
+	}
+	conn, _, err := zk.Connect(cfg.Servers, cfg.SessionTimeout, zk.WithDialer(dial), zk.WithHostProvider(hosts),
+		zk.WithEventCallback(s.onEvent), zk.WithLogger(zkLogger{cfg.Logger}), zk.WithLogInfo(false))
 	if err != nil {
 		return fmt.Errorf("%w: %w", errs.ErrInvalidOption, err)
 	}
@@ -161,9 +167,9 @@ func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 	if _, err := s.Wait(ctx); err != nil {
 		s.abort()
 		if e := lastDialErr.Load(); e != nil {
-			return fmt.Errorf("zklock: connect %v: %w (last dial error: %v)", cfg.Servers, err, *e)
+			return errs.Errorf("connect %v: %w (last dial error: %v)", cfg.Servers, err, *e)
 		}
-		return fmt.Errorf("zklock: connect %v: %w", cfg.Servers, err)
+		return errs.Errorf("connect %v: %w", cfg.Servers, err)
 	}
 	for _, a := range cfg.Auth {
 		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.Scheme, a.Auth) }); err != nil {
@@ -171,11 +177,12 @@ func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 			if errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrNoAuth) {
 				return fmt.Errorf("%w: %s authentication failed: %v", errs.ErrNoAuth, a.Scheme, err)
 			}
-			return fmt.Errorf("zklock: connect %v: adding %s auth: %w", cfg.Servers, a.Scheme, errs.Map(err))
+			return errs.Errorf("connect %v: adding %s auth: %w", cfg.Servers, a.Scheme, errs.Map(err))
 		}
 	}
 	st, _ := s.status()
-	s.publish(st) // established: State says so from now on
+	s.publishQuietly(st) // established: State says so from now on; the first state is no change
+
 	s.wg.Add(3)
 	go s.watchdog()
 	go s.prover()

@@ -25,6 +25,8 @@ const (
 	Closed
 )
 
+// String returns the status's name: "verified", "suspended", "expired"
+// or "closed" (package zklock's SessionState prints the same).
 func (st Status) String() string {
 	switch st {
 	case Verified:
@@ -147,18 +149,35 @@ func (s *Session) watchState() {
 // publish makes st the session's status, if it is not already, and
 // reports the change.
 func (s *Session) publish(st Status) {
-	p := s.state.cur.Load()
-	if p.status == st || p.status == Closed {
+	if !s.swap(st) {
 		return
 	}
-	if !s.state.cur.CompareAndSwap(p, &published{status: st, changed: make(chan struct{})}) {
-		return // Close published Closed meanwhile
-	}
-	close(p.changed)
 	s.note("state "+st.String(), s.ID())
 	if s.cfg.OnStatus != nil {
 		s.cfg.OnStatus(st, s.ID())
 	}
+}
+
+// publishQuietly makes st the session's status, reporting no change to
+// Config.OnStatus: the first status, when the session is established.
+// The History still notes it.
+func (s *Session) publishQuietly(st Status) {
+	if s.swap(st) {
+		s.note("state "+st.String(), s.ID())
+	}
+}
+
+// swap makes st the published status, and reports whether it changed it.
+func (s *Session) swap(st Status) bool {
+	p := s.state.cur.Load()
+	if p.status == st || p.status == Closed {
+		return false
+	}
+	if !s.state.cur.CompareAndSwap(p, &published{status: st, changed: make(chan struct{})}) {
+		return false // Close published Closed meanwhile
+	}
+	close(p.changed)
+	return true
 }
 
 // publishClosed publishes Closed once the session's goroutines are done
