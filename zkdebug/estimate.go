@@ -60,7 +60,7 @@ func (l lockView) TurnIn() string {
 }
 
 // DeadlineIn says how long until a waiting lock's acquire gives up, if it
-// has a deadline: "in 2s"; "" when none.
+// has a deadline: "gives up in 2s"; "" when none or held.
 func (l lockView) DeadlineIn() string {
 	if l.Deadline == nil || l.State == "held" {
 		return ""
