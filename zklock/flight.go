@@ -218,8 +218,9 @@ func (r *FlightRecorder) Recordings() ([]Recording, error) {
 }
 
 // WithFlightRecorder makes the Client tell r of each lease it loses, and
-// keeps the Client's recent wire history (44 KiB: see
-// docs/operations.md) for r's recordings. Several Clients may share r.
+// keeps the Client's recent wire history, in bounded rings
+// (docs/operations.md gives their size), for r's recordings. Several
+// Clients may share r.
 func WithFlightRecorder(r *FlightRecorder) Option {
 	return func(c *clientConfig) {
 		if r == nil {

@@ -27,9 +27,10 @@ import (
 // "both" is the FlightRecorder as used; "trace" runs the runtime flight
 // recorder with a plain Client in the recorded arm; "history" a Client
 // feeding the FlightRecorder with the runtime recorder stopped. Run it
-// several times:
+// several times; docs/operations.md quotes the runs kept in
+// testdata/flight-cost.txt (TestFlightCostDocFigures):
 //
-//	go test -run '^$' -bench 'BenchmarkFlightRecorder/both' -benchtime 2000x -count 10 ./zklock
+//	go test -run '^$' -bench 'BenchmarkFlightRecorder' -benchtime 2000x -count 8 ./zklock
 func BenchmarkFlightRecorder(b *testing.B) {
 	for _, mode := range []string{"both", "trace", "history"} {
 		b.Run(mode, func(b *testing.B) { benchmarkFlightRecorder(b, mode != "history", mode != "trace") })
