@@ -96,6 +96,21 @@ func TestRecorderCoalescesAndRateLimits(t *testing.T) {
 	}
 }
 
+// A recording lists at most MaxLosses losses; the others of its moment
+// count as suppressed.
+func TestRecorderCapsLosses(t *testing.T) {
+	r := start(t, Config{Window: time.Second, Settle: time.Hour})
+	c := &client{id: 1}
+	for range MaxLosses + 3 {
+		r.Lost(Loss{Resource: "x"}, c)
+	}
+	r.Close() // writes the recording at once
+	es := waitFor(t, r.Dir(), 1)
+	if d := read(t, es[0]); len(d.Losses) != MaxLosses || d.Suppressed != 3 || len(d.Clients) != 1 {
+		t.Fatalf("%d losses, %d suppressed, %d clients; want %d, 3, 1", len(d.Losses), d.Suppressed, len(d.Clients), MaxLosses)
+	}
+}
+
 // The directory keeps the newest Keep recordings.
 func TestRecorderKeeps(t *testing.T) {
 	r := start(t, Config{Window: time.Second, Keep: 2})
