@@ -32,24 +32,6 @@ type pausedSpec struct {
 	Data     string `json:"data"`
 }
 
-// runChildIfAsked runs the paused holder and exits, if this process was
-// started as one.
-func runChildIfAsked() {
-	var spec pausedSpec
-	child, err := zktest.ChildSpec(childEnv, &spec)
-	if !child {
-		return
-	}
-	if err == nil {
-		err = pausedHolder(spec)
-	}
-	if err != nil {
-		fmt.Println("ERROR", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
 // pausedHolder takes the lock, says HELD, waits for a line on stdin (the
 // test stops the process before sending it, and lets it go on only after
 // its session has expired and another holder has written), then writes

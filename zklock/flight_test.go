@@ -32,24 +32,6 @@ type flightSpec struct {
 	Dir      string `json:"dir"`
 }
 
-// runFlightHolderIfAsked runs the paused holder and exits, if this process
-// was started as one (see TestMain).
-func runFlightHolderIfAsked() {
-	var spec flightSpec
-	child, err := zktest.ChildSpec(flightChildEnv, &spec)
-	if !child {
-		return
-	}
-	if err == nil {
-		err = flightHolder(spec)
-	}
-	if err != nil {
-		fmt.Println("ERROR", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
 // flightHolder takes the lock with a flight recorder running, says HELD,
 // and waits for the loss (the test pauses it past its loss deadline);
 // then it waits for the recording, written in the background, and names

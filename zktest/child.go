@@ -18,12 +18,9 @@ import (
 // spec in an environment variable, and speaks in lines on its stdout.
 //
 // In TestMain, before anything else, the package runs the child's part
-// when it is the child:
+// when it is the child (RunChild):
 //
-//	var spec holderSpec
-//	if child, err := zktest.ChildSpec(holderEnv, &spec); child {
-//		os.Exit(runHolder(spec, err)) // prints "HELD 42", then ...
-//	}
+//	zktest.RunChild(holderEnv, runHolder) // runHolder(spec holderSpec) error prints "HELD 42", then ...
 //
 // and a test starts it with StartChild(t, holderEnv, spec), reads it with
 // Next(t, "HELD"), and pauses it with PauseProcess(child.Cmd.Process).
@@ -91,15 +88,27 @@ func (c *Child) Next(t testing.TB, word string) string {
 	return ""
 }
 
-// ChildSpec decodes the spec StartChild passed in env, if this process is
-// such a child: it reports whether it is.
-func ChildSpec(env string, spec any) (bool, error) {
+// RunChild runs the child's part and exits, if this process is a child
+// that StartChild started with env: it decodes the spec into an S, calls
+// run with it, and exits with status 0; or, when the spec cannot be
+// decoded or run fails, prints "ERROR " and the error on stdout (where
+// the test's Next reads it) and exits with status 1. In any other process
+// it returns at once. Call it first in TestMain.
+func RunChild[S any](env string, run func(S) error) {
 	raw, ok := os.LookupEnv(env)
 	if !ok {
-		return false, nil
+		return
 	}
-	if err := json.Unmarshal([]byte(raw), spec); err != nil {
-		return true, fmt.Errorf("zktest: child spec in %s: %w", env, err)
+	var spec S
+	err := json.Unmarshal([]byte(raw), &spec)
+	if err != nil {
+		err = fmt.Errorf("zktest: child spec in %s: %w", env, err)
+	} else {
+		err = run(spec)
 	}
-	return true, nil
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
