@@ -85,17 +85,7 @@ func startDBStore(ctx context.Context, kind, dir string) (*dbStore, error) {
 // NoteStoreUnread. Call it once nothing writes any more.
 func (d *dbStore) readBack(ctx context.Context, h *hub) {
 	rows, problems, err := d.store.committedRows(ctx)
-	if err != nil {
-		h.record(Event{Kind: EvNote, Outcome: NoteStoreUnread, Err: err.Error()})
-		return
-	}
-	for _, r := range rows {
-		h.record(r)
-	}
-	for _, p := range problems {
-		h.record(Event{Kind: EvNote, Outcome: NoteStoreInconsistent, Detail: p})
-	}
-	h.record(Event{Kind: EvNote, Outcome: NoteStoreRead, Detail: fmt.Sprintf("%d rows from %s", len(rows), d.kind)})
+	recordReadBack(h, d.kind, rows, problems, err)
 }
 
 // Close closes the campaign's handle and stops PostgreSQL.
