@@ -44,7 +44,7 @@ type Report struct {
 		// node the operator deleted: left out of the count of holders; in
 		// a database store, read/write locks' writes likewise (readers are
 		// not fenced there, so a writer's token orders nothing against
-		// them).
+		// them). In ZooKeeper none: the lease's node fences every write.
 		Unfenced int `json:"unfenced"`
 		// Committed counts fenced writes the store accepted below a
 		// writer's token it had accepted before (VStaleCommitted): must
@@ -101,7 +101,8 @@ type Report struct {
 	// Store: porcupine's verdict on the fenced store's history.
 	Store StoreCheck `json:"store"`
 	// StoreKind is Config.Store; Database what became of the writes to a
-	// store in a database (nil in memory).
+	// store outside the campaign process, a database or ZooKeeper (nil in
+	// memory).
 	StoreKind string   `json:"store_kind,omitempty"`
 	Database  *DBStats `json:"database,omitempty"`
 	// WriteLatency: from a worker's write to the store's acceptance (the
