@@ -118,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	stopSnapshots := snapshotQueues(ens.Addrs(), root, h, cfg.PhantomPeriod)
 	nem := &nemesis{session: cfg.SessionTimeout, fl: fl, ens: ens, hub: h, root: root, counts: map[FaultKind]int{},
 		aimed: map[FaultKind]map[string]int{}}
-	opConn, _, err := zk.Connect(ens.Addrs(), 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	opConn, err := dialQuiet(ens.Addrs())
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +287,7 @@ func waitStarted(h *hub, n int, timeout time.Duration) error {
 // session of a killed worker not yet expired): it counts as an orphan only
 // if it is still there after wait.
 func findOrphans(addrs []string, root string, live map[int]int64, wait time.Duration) []Event {
-	conn, _, err := zk.Connect(addrs, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	conn, err := dialQuiet(addrs)
 	if err != nil {
 		return []Event{{Kind: EvOrphan, Target: root, Detail: "cannot check: " + err.Error()}}
 	}
@@ -352,6 +352,12 @@ func lockNodes(conn *zk.Conn, root string) (map[string]int64, error) {
 		}
 	}
 	return out, nil
+}
+
+// dialQuiet connects to the ensemble at addrs, logging nothing.
+func dialQuiet(addrs []string) (*zk.Conn, error) {
+	conn, _, err := zk.Connect(addrs, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	return conn, err
 }
 
 type quietLogger struct{}
