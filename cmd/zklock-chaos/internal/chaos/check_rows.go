@@ -193,7 +193,9 @@ type DBStats struct {
 	Outcomes map[string]int `json:"outcomes"`
 	// PausedAborted counts transactions the database ended while their
 	// writer was stopped inside them (idle in transaction past its
-	// timeout: the writer, paused, held the resource's rows).
+	// timeout: the writer, paused, held the resource's rows); in
+	// ZooKeeper, writes whose answer was lost while their writer was
+	// stopped (its connection closed, or its session expired).
 	PausedAborted int `json:"paused_aborted"`
 	// Mismatches counts writes whose report and row disagree.
 	Mismatches int `json:"mismatches"`

@@ -390,12 +390,18 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.Database != nil {
 		unfenced = "semaphore and read/write writes no token can fence (paused, lost or deleted holders; not counted as holders)"
 	}
-	row(unfenced, fmt.Sprint(r.Stale.Unfenced), "—")
+	if r.StoreKind != StoreZK { // there, the lease's nodes fence every write
+		row(unfenced, fmt.Sprint(r.Stale.Unfenced), "—")
+	}
 	row("operator deletes overtaken (fencing's job)", fmt.Sprint(r.OperatorOverlaps), "—")
 	row("fenced store history linearizable (porcupine)", fmt.Sprintf("%s (%d writes)", r.Store.Result, r.Store.Writes), "Ok")
 	if d := r.Database; d != nil {
 		row(fmt.Sprintf("%s store: rows committed; writes by what their writer was told", d.Store), fmt.Sprintf("%d; %s", d.Rows, kv(d.Outcomes)), "> 0 rows")
-		row("… transactions of paused writers ended by the database (idle in transaction)", fmt.Sprint(d.PausedAborted), "—")
+		aborted := "… transactions of paused writers ended by the database (idle in transaction)"
+		if d.Store == StoreZK {
+			aborted = "… writes of paused writers whose answer was lost (their connection or session ended under them)"
+		}
+		row(aborted, fmt.Sprint(d.PausedAborted), "—")
 		row("… writes whose report and row disagree", fmt.Sprint(d.Mismatches), "0")
 	}
 	if wl := r.WriteLatency; wl.N > 0 {

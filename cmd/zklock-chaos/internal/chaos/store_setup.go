@@ -33,17 +33,17 @@ type dbStore struct {
 }
 
 // CheckStore returns nil if a campaign can write to store kind: a known
-// kind (StoreMemory, StoreSQLite, StorePostgres), and for StorePostgres
-// PostgreSQL's server binaries installed (an error wrapping
+// kind (StoreMemory, StoreSQLite, StorePostgres, StoreZK), and for
+// StorePostgres PostgreSQL's server binaries installed (an error wrapping
 // pgtest.ErrNotInstalled says how to install them).
 func CheckStore(kind string) error {
 	switch kind {
-	case StoreMemory, StoreSQLite:
+	case StoreMemory, StoreSQLite, StoreZK:
 		return nil
 	case StorePostgres:
 		return pgtest.Installed()
 	}
-	return fmt.Errorf("chaos: unknown store %q (want %s, %s or %s)", kind, StoreMemory, StoreSQLite, StorePostgres)
+	return fmt.Errorf("chaos: unknown store %q (want %s, %s, %s or %s)", kind, StoreMemory, StoreSQLite, StorePostgres, StoreZK)
 }
 
 // startDBStore starts the store of kind (StoreSQLite: a file in dir;

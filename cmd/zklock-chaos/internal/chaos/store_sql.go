@@ -117,7 +117,8 @@ func (s *sqlStore) install(ctx context.Context) error {
 
 func (s *sqlStore) Close() error { return s.db.Close() }
 
-// dbVerdict is what a writer learns of its transaction.
+// dbVerdict is what a writer learns of its transaction (in a database, or
+// in ZooKeeper).
 type dbVerdict struct {
 	Accepted bool   // it committed
 	Outcome  string // WriteCommitted, WriteStale, ...
@@ -216,7 +217,12 @@ func dbWrite(ctx context.Context, s *sqlStore, req writeRequest) Event {
 	ctx, cancel := context.WithTimeout(ctx, dbWriteTimeout)
 	defer cancel()
 	called := time.Now().UnixNano()
-	v := s.Write(ctx, req)
+	return writeEvent(req, called, s.Write(ctx, req))
+}
+
+// writeEvent returns a writer's report of req to a store outside the
+// campaign process, which began at called and ended now with v.
+func writeEvent(req writeRequest, called int64, v dbVerdict) Event {
 	return Event{Kind: EvWrite, T: time.Now().UnixNano(), Called: called, Proc: req.Proc, Slot: req.Slot, Op: req.Op,
 		Resource: req.Resource, Mode: req.Mode, Token: req.Token, Sent: req.Sent, WriteID: req.ID,
 		Accepted: v.Accepted, Max: v.Stored, Outcome: v.Outcome, Err: v.Err}
