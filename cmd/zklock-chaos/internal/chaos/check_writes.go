@@ -93,16 +93,17 @@ func (c *checker) classifyStale(e Event, l *leaseRec, accepted []Event) {
 	}
 }
 
-// refusableFrom returns the earliest moment the store could have refused
-// write e, given the accepted writes of e's resource: tokenRefusableFrom
-// for a store that refuses below a token. ZooKeeper refuses a write when
-// its lease's node is gone, which no other write tells: the moment it was
-// answered. A refusal there says the node was gone; a holder told of its
-// loss by then had been told its node might go (zklock tells it before
-// the session can expire), and whether that was before the next holder
-// came in is checkHandOffs' late-loss-signal to judge. A holder told
-// nothing by then (not paused, its node not deleted by the operator) had
-// its node taken without a word: in good standing.
+// refusableFrom returns the moment from which a loss told to e's writer
+// explains the refusal of e. For a store that refuses below a token it
+// is the earliest moment the store could have refused e
+// (tokenRefusableFrom). ZooKeeper refuses a write when its lease's node
+// is gone, which no other write tells, so there it is the moment the
+// refusal was answered: the refusal says the node was gone, and a holder
+// told of its loss by then had been told its node might go (zklock tells
+// it before the session can expire; whether before the next holder came
+// in is checkHandOffs' late-loss-signal to judge). A holder told nothing
+// by then (not paused, its node not deleted by the operator) had its node
+// taken without a word: in good standing.
 func (c *checker) refusableFrom(e Event, accepted []Event) int64 {
 	if c.zk {
 		return e.T
@@ -112,9 +113,9 @@ func (c *checker) refusableFrom(e Event, accepted []Event) int64 {
 
 // tokenRefusableFrom returns the earliest moment a store that refuses
 // below a token could have refused write e, given the accepted writes of
-// e's resource. That is no earlier
-// than the call to the store (e.Called; e.T in histories without it), and
-// no earlier than the first write that could have raised the fence to
+// e's resource. That is no earlier than the call to the store (e.Called;
+// e.T in histories without it), and no earlier than the first write that
+// could have raised the fence to
 // e's token or above: an accepted write of another lease on e's
 // resource, with a token at least e's, whose own call began before e was
 // answered. The earliest of those calls bounds the refusal from below,
