@@ -38,10 +38,12 @@ func ExampleQueueNode_EstimatedWait() {
 	}
 	defer waiter.Close()
 	go waiter.Acquire(ctx, "reports/daily", zklock.MaxWait(1400*time.Millisecond)) // gives up before its turn
+	look, cancel := context.WithTimeout(ctx, time.Second) // the waiter's node appears well before it gives up
+	defer cancel()
 	var q *zklock.Queue
 	for q == nil || len(q.Waiters()) == 0 {
 		time.Sleep(10 * time.Millisecond)
-		if q, err = holder.Inspect(ctx, "reports/daily"); err != nil {
+		if q, err = holder.Inspect(look, "reports/daily"); err != nil {
 			log.Fatal(err)
 		}
 	}
