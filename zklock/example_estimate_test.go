@@ -38,7 +38,7 @@ func ExampleQueueNode_EstimatedWait() {
 	}
 	defer waiter.Close()
 	go waiter.Acquire(ctx, "reports/daily", zklock.MaxWait(1400*time.Millisecond)) // gives up before its turn
-	look, cancel := context.WithTimeout(ctx, time.Second) // the waiter's node appears well before it gives up
+	look, cancel := context.WithTimeout(ctx, time.Second)                          // the waiter's node appears well before it gives up
 	defer cancel()
 	var q *zklock.Queue
 	for q == nil || len(q.Waiters()) == 0 {
