@@ -378,7 +378,7 @@ func TestIntegration_ThousandWaitersOneSession(t *testing.T) {
 			l.Release(ctx)
 		}()
 	}
-	eventually(t, "1000 waiting", func() bool { return len(waiters.Locks()) == n })
+	eventuallyCount(t, "1000 waiting", n, func() int { return len(waiters.Locks()) })
 	if acquired.Load() != 0 {
 		t.Fatal("a waiter acquired a held lock")
 	}
@@ -418,6 +418,7 @@ func TestIntegration_ConnectionDropsMidOperation(t *testing.T) {
 	}()
 	var o overlap
 	var wg sync.WaitGroup
+	var unconfirmed atomic.Int64
 	for w, c := range []*zklock.Client{flaky, flaky, steady} {
 		wg.Add(1)
 		go func() {
@@ -431,10 +432,15 @@ func TestIntegration_ConnectionDropsMidOperation(t *testing.T) {
 				o.enter()
 				time.Sleep(time.Millisecond)
 				o.leave()
-				// The release of a flaky client may outlive a short context;
-				// it completes in the background.
+				// The release of a flaky client may outlive its context
+				// (at load 18 it did, 20 s long): it completes in the
+				// background, which the check for nodes left holds it to.
 				rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-				if err := l.Release(rctx); err != nil && !errors.Is(err, zklock.ErrLeaseLost) {
+				switch err := l.Release(rctx); {
+				case err == nil, errors.Is(err, zklock.ErrLeaseLost):
+				case errors.Is(err, zklock.ErrUnavailable) && errors.Is(err, context.DeadlineExceeded):
+					unconfirmed.Add(1)
+				default:
 					t.Errorf("release: %v", err)
 				}
 				cancel()
@@ -462,8 +468,8 @@ func TestIntegration_ConnectionDropsMidOperation(t *testing.T) {
 	if rec.count(zklock.EventSuspended) == 0 {
 		t.Fatal("the connection was never lost")
 	}
-	t.Logf("%d connection drops (%d seen by the client), %d critical sections, 0 overlaps",
-		drops.Load(), rec.count(zklock.EventSuspended), o.entries)
+	t.Logf("%d connection drops (%d seen by the client), %d critical sections, 0 overlaps, %d releases confirmed in the background",
+		drops.Load(), rec.count(zklock.EventSuspended), o.entries, unconfirmed.Load())
 }
 
 // A holder cut off from ZooKeeper is told its lease is lost before the
@@ -564,10 +570,13 @@ func TestIntegration_WaiterSurvivesSessionExpiry(t *testing.T) {
 	l.Release(ctx)
 }
 
-// A server restart shorter than the session timeout keeps held leases and
-// waiters; the lock still works afterwards.
+// A server restart shorter than the loss bound (40% of the session
+// timeout) keeps held leases and waiters; the lock still works afterwards.
+// The session is 30 s (tickTime 2 s allows up to 40 s), so the bound, 12
+// s, holds a JVM's restart on a loaded machine too: at 10 s (a 4 s bound)
+// a restart at load 18 took longer, and the lease was rightly given up.
 func TestIntegration_ServerRestart(t *testing.T) {
-	srv, err := zktest.StartServer(zktest.WithTickTime(500 * time.Millisecond))
+	srv, err := zktest.StartServer(zktest.WithTickTime(2 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +590,7 @@ func TestIntegration_ServerRestart(t *testing.T) {
 	}()
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
-	opts := []zklock.Option{zklock.WithSessionTimeout(10 * time.Second)}
+	opts := []zklock.Option{zklock.WithSessionTimeout(30 * time.Second)}
 	a := newClientAt(t, srv.Addr(), root, opts...)
 	b := newClientAt(t, srv.Addr(), root, opts...)
 	l, err := a.Acquire(ctx, "r")
@@ -597,6 +606,7 @@ func TestIntegration_ServerRestart(t *testing.T) {
 		got <- w
 	}()
 	eventually(t, "waiter queued", func() bool { return len(b.Locks()) == 1 })
+	down := time.Now()
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
@@ -605,7 +615,7 @@ func TestIntegration_ServerRestart(t *testing.T) {
 		return inspectErr == nil
 	})
 	if err := l.Err(); err != nil {
-		t.Fatalf("lease lost across a short restart: %v", err)
+		t.Fatalf("lease lost across a restart of %v: %v", time.Since(down).Round(time.Millisecond), err)
 	}
 	if _, err := a.TryAcquire(ctx, "other"); err != nil {
 		t.Fatalf("client unusable after restart: %v", err)

@@ -73,6 +73,28 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// eventuallyCount polls count until it reaches want, failing only when it
+// stays put for 30s: a thousand waiters queue at the machine's pace, and
+// a loaded one (-race, load 18) took longer than 30s for all of them
+// while never stalling.
+func eventuallyCount(t testing.TB, what string, want int, count func() int) {
+	t.Helper()
+	last, since := -1, time.Now()
+	for {
+		n := count()
+		if n == want {
+			return
+		}
+		if n != last {
+			last, since = n, time.Now()
+		}
+		if time.Since(since) > 30*time.Second {
+			t.Fatalf("timed out waiting for %s: stuck at %d of %d for 30s", what, n, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // overlap detects two holders inside a critical section at once.
 type overlap struct {
 	mu         sync.Mutex
