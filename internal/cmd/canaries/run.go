@@ -142,6 +142,7 @@ func (r *result) judgeTest(ok bool) {
 // leases had been granted by then.
 func (r *result) judgeCampaign(dir string, ok bool) {
 	var rep struct {
+		Seed       uint64 `json:"seed"`
 		Violations []struct {
 			Kind   string `json:"kind"`
 			Detail string `json:"detail"`
@@ -189,7 +190,7 @@ func (r *result) judgeCampaign(dir string, ok bool) {
 		r.after = "history unreadable: " + err.Error()
 		return
 	}
-	r.after = fmt.Sprintf("%d acquisitions, %.0f s into the campaign", acquired, time.Duration(v.At-start).Seconds())
+	r.after = fmt.Sprintf("%d acquisitions, %.0f s into the campaign (seed %d)", acquired, time.Duration(v.At-start).Seconds(), rep.Seed)
 }
 
 // historyUntil returns when a campaign's history begins, and how many
