@@ -17,9 +17,14 @@ type check struct {
 	// campaign: the short fault campaign instead; verdict is then matched
 	// against each violation's kind and detail in its JSON report.
 	campaign bool
-	// verdict is the failure that names the defect.
+	// verdict is the failure that names the defect; nil for a campaign
+	// that any verdict failing it catches (-with campaign).
 	verdict *regexp.Regexp
 }
+
+// modelVerdict is any failure of the model-based test on ZooKeeper (the
+// canaries are all in the ZooKeeper backend).
+var modelVerdict = regexp.MustCompile(`model-based test failed on zookeeper: `)
 
 // checks lists, for each canary, the shortest check that should catch it
 // (issue 32 §1): a focused test, the model-based test's scenarios, or the

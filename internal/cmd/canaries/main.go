@@ -43,10 +43,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	control := fs.Bool("control", false, "first run each check with no canary on: it must pass")
 	out := fs.String("out", "", "`DIR` for the checks' output (default: a new temporary directory, kept)")
 	list := fs.Bool("list", false, "list the canaries and their checks, and run nothing")
+	with := fs.String("with", "", "run each canary against another check than its own: campaign (the short campaign, caught by any verdict that fails it) or model (the model-based test's random sequences: 3 seeds of 60 steps)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	selected, err := selectChecks(*only)
+	if err == nil && *with != "" {
+		selected, err = instead(selected, *with)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "canaries:", err)
 		return 2
@@ -102,6 +106,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "SURVIVED: a canary no check caught is a hole in the checks: close it (docs/chaos.md, \"Canaries\")")
 	}
 	return code
+}
+
+// instead returns, for each canary of cs, the check with names instead
+// of its own.
+func instead(cs []check, with string) ([]check, error) {
+	var out []check
+	for _, c := range cs {
+		if slices.ContainsFunc(out, func(o check) bool { return o.canary == c.canary }) {
+			continue
+		}
+		switch with {
+		case "campaign":
+			out = append(out, check{canary: c.canary, name: "short campaign", campaign: true})
+		case "model":
+			out = append(out, check{canary: c.canary, name: "model test, 3 random sequences", pkg: "./zklock",
+				run: "^TestIntegration_Model$", verdict: modelVerdict})
+		default:
+			return nil, fmt.Errorf("-with %q: want campaign or model", with)
+		}
+	}
+	return out, nil
 }
 
 // selectChecks returns the checks of the canaries named in only (all
