@@ -33,13 +33,15 @@
 // methods with a [Matcher] ([MatchFunc], [MatchService]); WithMethod wins,
 // then the first matching matcher. Methods selected by neither run without
 // a lock. With no WithMethod or WithMatcher at all, every method is locked,
-// each under its own full method name (one call of a method at a time
+// each under its own method name (one call of a method at a time
 // across all servers).
 //
 // # Resources
 //
-// The default resource of a method is its full method name
-// ("/bank.v1.Bank/Transfer"). [Resource] sets templates instead:
+// The default resource of a method is its full method name without the
+// leading slash ("bank.v1.Bank/Transfer"), as the HTTP middleware's
+// default is the route's path without it: zklock refuses a name that
+// starts with "/", which looks like a znode path (zklock.RawPath). [Resource] sets templates instead:
 // literal text with placeholders that name request fields by their proto
 // field names, dotted through nested messages ({transfer.from}), or an
 // incoming metadata key ({metadata:x-tenant-id}). Fields are read with
@@ -60,10 +62,20 @@
 // written %25 and %2F, and placeholders must be separated by text
 // containing '/', so for one template distinct values always give distinct
 // resources; zklock then maps every resource name to a single znode under
-// its root ("../" cannot leave it). "{{" and "}}" are literal braces. A
-// template that names a field the message does not have is a server bug:
-// Internal. A template given twice for one method, or Try with MaxWait,
-// is a configuration error (the latter matches zklock.ErrInvalidOption).
+// its root ("../" cannot leave it). "{{" and "}}" are literal braces. The
+// InvalidArgument message says which field or placeholder and why, never
+// the value: "zklock: invalid resource \"accounts/{transfer.from}\":
+// value of {transfer.from}: contains a control character".
+//
+// A template given twice for one method, or Try with MaxWait, is a
+// configuration error (the latter matches zklock.ErrInvalidOption), and so
+// is a template that names a field the method's message lacks, or a
+// stream's field without [FromFirstMessage], when [WithMethod] names a
+// method of the global proto registry (where generated code registers its
+// services): the interceptor constructors panic with it. What only a call
+// can reveal (the methods of a [WithMatcher], or of a service not in the
+// registry) is a server bug: the call is refused with Internal, and the
+// reason is logged once per method at Error level ([WithLogger]).
 //
 // # Streams
 //

@@ -2,6 +2,8 @@ package interceptor
 
 import (
 	"context"
+	"log/slog"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc"
@@ -11,7 +13,8 @@ import (
 
 // UnaryServerInterceptor returns a unary server interceptor that runs the
 // selected methods under a lock of locker. Without WithMethod or
-// WithMatcher every method is locked, each under its full method name.
+// WithMatcher every method is locked, each under its method name (see the
+// package documentation, Resources).
 //
 // A locked call computes its resource, acquires the lock with the call's
 // context, runs the handler with the lease's context (cancelled if the lease
@@ -42,6 +45,7 @@ type interceptor struct {
 	locker  zklock.Locker
 	methods methods
 	release time.Duration
+	logger  *slog.Logger
 }
 
 func newInterceptor(locker zklock.Locker, opts []Option) *interceptor {
@@ -49,10 +53,17 @@ func newInterceptor(locker zklock.Locker, opts []Option) *interceptor {
 		panic("interceptor: nil zklock.Locker")
 	}
 	o := newOptions(opts)
+	if o.err == nil {
+		o.err = o.check()
+	}
 	if o.err != nil {
 		panic(o.err)
 	}
-	return &interceptor{locker: locker, methods: methods{opts: o}, release: o.releaseTimeout}
+	in := &interceptor{locker: locker, methods: methods{opts: o}, release: o.releaseTimeout, logger: o.logger}
+	if in.logger == nil {
+		in.logger = slog.Default()
+	}
+	return in
 }
 
 func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -60,8 +71,10 @@ func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServe
 	if m.cfg == nil {
 		return handler(ctx, req)
 	}
-	resources, err := m.resources(ctx, req)
+	var one [1]string // the common case: one resource, no allocation
+	resources, err := m.resources(ctx, req, one[:0])
 	if err != nil {
+		in.misconfigured(ctx, m, err)
 		return nil, err
 	}
 	lease, waited, err := in.acquire(ctx, m.cfg, resources)
@@ -88,12 +101,15 @@ func (in *interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 	if m.cfg.firstMessage {
 		first, err := recvFirst(ss, m)
 		if err != nil {
+			in.misconfigured(ctx, m, err)
 			return err
 		}
 		ls.first, req = first, first
 	}
-	resources, err := m.resources(ctx, req)
+	var one [1]string
+	resources, err := m.resources(ctx, req, one[:0])
 	if err != nil {
+		in.misconfigured(ctx, m, err)
 		return err
 	}
 	lease, waited, err := in.acquire(ctx, m.cfg, resources)
@@ -119,7 +135,8 @@ func (in *interceptor) acquire(ctx context.Context, cfg *methodConfig, resources
 	if len(resources) == 1 {
 		lease, err = in.locker.Acquire(ctx, resources[0], cfg.acquireOpts...)
 	} else {
-		lease, err = in.locker.AcquireAll(ctx, resources, cfg.acquireOpts...)
+		// A copy: the caller's slice may stay on its stack.
+		lease, err = in.locker.AcquireAll(ctx, slices.Clone(resources), cfg.acquireOpts...)
 	}
 	waited := time.Since(start)
 	if err != nil {

@@ -327,5 +327,8 @@ func wantCode(t testing.TB, err error, want codes.Code) *status.Status {
 	if st.Code() != want {
 		t.Fatalf("status = %v (%v); want %v", st.Code(), err, want)
 	}
+	if n := strings.Count(st.Message(), "zklock: "); n > 1 {
+		t.Errorf("status message %q says \"zklock: \" %d times; want once", st.Message(), n)
+	}
 	return st
 }

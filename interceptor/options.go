@@ -3,6 +3,7 @@ package interceptor
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,7 @@ type options struct {
 	exact          map[string]*methodConfig
 	matchers       []matcherRule
 	releaseTimeout time.Duration
+	logger         *slog.Logger
 	err            error
 }
 
@@ -106,6 +108,15 @@ func WithReleaseTimeout(d time.Duration) Option {
 	}
 }
 
+// WithLogger sets the logger of misconfigurations that only a call can
+// reveal (a template naming a field the message lacks, for a method
+// WithMethod's check at construction cannot look up): once per method, at
+// Error level, with the method and the reason, as the call is refused
+// with Internal. Default: slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
+}
+
 // Matcher selects the methods WithMatcher applies to, by full method name
 // ("/bank.v1.Bank/Transfer"). Its answer for a name must not change: the
 // interceptor asks once per method and remembers.
@@ -142,7 +153,9 @@ type MethodOption func(*methodConfig)
 // message of a unary call; for a stream it is the first message when
 // FromFirstMessage is set, and nil otherwise (read incoming metadata from
 // ctx). A returned error that carries a gRPC status is sent as is; any
-// other error is sent as InvalidArgument.
+// other error is sent as InvalidArgument, and so is a resource that
+// zklock.ValidateResource refuses (one that starts with "/", as fullMethod
+// does, among others).
 type ResourceFunc func(ctx context.Context, fullMethod string, req any) (string, error)
 
 type methodConfig struct {
@@ -199,7 +212,7 @@ func (c *methodConfig) setErr(err error) {
 // nothing (zklock.Locker.AcquireAll); templates that name the same
 // resource for a call (a transfer from an account to itself) lock it once.
 // A template given twice is a configuration error. The default,
-// without Resource or ResourceFrom, is the full method name. See the package
+// without Resource or ResourceFrom, is the method name. See the package
 // documentation for the template rules.
 func Resource(templates ...string) MethodOption {
 	return func(c *methodConfig) {
@@ -254,12 +267,13 @@ func WriteLock() MethodOption { return func(c *methodConfig) { c.mode = zklock.W
 func Try() MethodOption { return func(c *methodConfig) { c.try = true } }
 
 // MaxWait bounds the wait for the lock; when it passes, the call is refused
-// with ResourceExhausted. Without it a call waits as long as its own
-// deadline allows.
+// with ResourceExhausted. Without it, or with 0, a call waits as long as
+// its own deadline allows. A negative d is a configuration error matching
+// zklock.ErrInvalidOption, as in the HTTP middleware and zklock.
 func MaxWait(d time.Duration) MethodOption {
 	return func(c *methodConfig) {
-		if d <= 0 {
-			c.setErr(fmt.Errorf("MaxWait(%v): must be positive", d))
+		if d < 0 {
+			c.setErr(fmt.Errorf("%w: negative MaxWait %v", zklock.ErrInvalidOption, d))
 			return
 		}
 		c.maxWait = d

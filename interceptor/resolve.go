@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -13,6 +15,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/zklockkit/zklockkit/internal/keycache"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -26,21 +29,18 @@ type method struct {
 	inputOnce sync.Once
 	input     protoreflect.MessageType
 	inputErr  error
+
+	logged atomic.Bool // a misconfiguration was logged
 }
 
 // methods resolves and remembers which methods are locked, and how.
 type methods struct {
 	opts  *options
-	cache sync.Map // full method name → *method
+	cache keycache.Map[*method] // full method name → its method
 }
 
 func (ms *methods) get(fullMethod string) *method {
-	if v, ok := ms.cache.Load(fullMethod); ok {
-		return v.(*method)
-	}
-	m := &method{name: fullMethod, cfg: ms.lookup(fullMethod)}
-	v, _ := ms.cache.LoadOrStore(fullMethod, m)
-	return v.(*method)
+	return ms.cache.Get(fullMethod, func(name string) *method { return &method{name: name, cfg: ms.lookup(name)} })
 }
 
 func (ms *methods) lookup(fullMethod string) *methodConfig {
@@ -60,22 +60,14 @@ func (ms *methods) lookup(fullMethod string) *methodConfig {
 	return nil
 }
 
-// resources computes the resources a call locks. msg is the request (the
-// first message of a stream, or nil).
-func (m *method) resources(ctx context.Context, msg any) ([]string, error) {
+// resources computes the resources a call locks, appended to rs. msg is
+// the request (the first message of a stream, or nil).
+func (m *method) resources(ctx context.Context, msg any, rs []string) ([]string, error) {
 	cfg := m.cfg
-	var rs []string
 	switch {
-	case cfg.fn != nil:
-		r, err := cfg.fn(ctx, m.name, msg)
-		if err != nil {
-			if _, ok := status.FromError(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return nil, resourceStatus(err)
-			}
-			return nil, resourceStatus(badRequest("resource function: %v", err))
-		}
-		rs = []string{r}
 	case cfg.templates != nil:
+		// Render refuses what zklock would refuse, naming the
+		// placeholder rather than the value.
 		var pm protoreflect.Message
 		if msg != nil {
 			p, ok := msg.(proto.Message)
@@ -99,35 +91,36 @@ func (m *method) resources(ctx context.Context, msg any) ([]string, error) {
 			slices.Sort(rs)
 			rs = slices.Compact(rs)
 		}
-	default:
-		rs = []string{m.name}
-	}
-	for _, r := range rs {
+		return rs, nil
+	case cfg.fn != nil:
+		r, err := cfg.fn(ctx, m.name, msg)
+		if err != nil {
+			if _, ok := status.FromError(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, resourceStatus(err)
+			}
+			return nil, resourceStatus(badRequest("resource function: %v", err))
+		}
 		if err := zklock.ValidateResource(r); err != nil {
 			return nil, resourceStatus(err)
 		}
+		return append(rs, r), nil
 	}
-	return rs, nil
+	// Without its leading "/": a resource name that starts with one is a
+	// znode path, refused by zklock (RawPath says so).
+	name := strings.TrimPrefix(m.name, "/")
+	if err := zklock.ValidateResource(name); err != nil {
+		return nil, resourceStatus(err)
+	}
+	return append(rs, name), nil
 }
 
 // newInput returns an empty message of the method's input type, from the
 // global registry.
 func (m *method) newInput() (proto.Message, error) {
 	m.inputOnce.Do(func() {
-		svc, name, _ := splitFullMethod(m.name)
-		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
+		md, err := methodDescriptor(m.name)
 		if err != nil {
-			m.inputErr = fmt.Errorf("FromFirstMessage: service %s is not in the proto registry: %w", svc, err)
-			return
-		}
-		sd, ok := d.(protoreflect.ServiceDescriptor)
-		if !ok {
-			m.inputErr = fmt.Errorf("FromFirstMessage: %s is not a service", svc)
-			return
-		}
-		md := sd.Methods().ByName(protoreflect.Name(name))
-		if md == nil {
-			m.inputErr = fmt.Errorf("FromFirstMessage: service %s has no method %s", svc, name)
+			m.inputErr = fmt.Errorf("FromFirstMessage: %w", err)
 			return
 		}
 		mt, err := protoregistry.GlobalTypes.FindMessageByName(md.Input().FullName())
@@ -141,4 +134,23 @@ func (m *method) newInput() (proto.Message, error) {
 		return nil, m.inputErr
 	}
 	return m.input.New().Interface(), nil
+}
+
+// methodDescriptor finds a method in the global proto registry, where
+// generated code registers its services.
+func methodDescriptor(fullMethod string) (protoreflect.MethodDescriptor, error) {
+	svc, name, _ := splitFullMethod(fullMethod)
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
+	if err != nil {
+		return nil, fmt.Errorf("service %s is not in the proto registry: %w", svc, err)
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a service", svc)
+	}
+	md := sd.Methods().ByName(protoreflect.Name(name))
+	if md == nil {
+		return nil, fmt.Errorf("service %s has no method %s", svc, name)
+	}
+	return md, nil
 }

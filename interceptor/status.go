@@ -24,7 +24,7 @@ func acquireStatus(ctx context.Context, err error, retryDelay time.Duration) err
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	msg := err.Error()
+	msg := zkMessage(err)
 	code := codes.Internal
 	switch {
 	case errors.Is(err, zklock.ErrInvalidResource):
@@ -89,30 +89,48 @@ func deadlinePassed(ctx context.Context) bool {
 }
 
 // resourceStatus turns an error computing the resource into a status: the
-// request's fault is InvalidArgument, a misconfiguration is Internal.
+// request's fault is InvalidArgument, a misconfiguration is Internal. The
+// handler has not run: the status is marked NotAcquired, as every refusal
+// before the handler is (a status of the application's own ResourceFrom
+// function goes as it is).
 func resourceStatus(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
 	switch {
 	case errors.Is(err, errBadRequest), errors.Is(err, zklock.ErrInvalidResource):
-		return status.Error(codes.InvalidArgument, zkMessage(err))
+		return notAcquired(codes.InvalidArgument, zkMessage(err))
 	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, err.Error())
+		return notAcquired(codes.Canceled, zkMessage(err))
 	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, err.Error())
+		return notAcquired(codes.DeadlineExceeded, zkMessage(err))
 	}
-	return status.Error(codes.Internal, zkMessage(err))
+	return notAcquired(codes.Internal, zkMessage(err))
 }
 
-// zkMessage is err's message, prefixed "zklock: " unless zklock's own
-// errors already are.
+// zkPrefix starts every status message the interceptors write.
+const zkPrefix = "zklock: "
+
+// zkMessage is err's message with "zklock: " said once, at its start.
+// zklock's errors wrap one another and each may say it ("zklock: acquire
+// \"a\": zklock: resource is locked"): the prefix is dropped where it
+// starts the message or a part of it (after ": "), so that a resource
+// name that contains it, quoted, is kept as it is.
 func zkMessage(err error) string {
 	msg := err.Error()
-	if strings.HasPrefix(msg, "zklock: ") {
-		return msg
+	var b strings.Builder
+	b.Grow(len(msg) + len(zkPrefix))
+	b.WriteString(zkPrefix)
+	for {
+		msg = strings.TrimPrefix(msg, zkPrefix)
+		i := strings.Index(msg, ": "+zkPrefix)
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		b.WriteString(msg[:i+2])
+		msg = msg[i+2:]
 	}
-	return "zklock: " + msg
 }
 
 // lostStatus returns Aborted if the lease was lost before the handler
@@ -126,7 +144,7 @@ func lostStatus(lease *zklock.Lease, handlerErr error) error {
 	if !errors.Is(lerr, zklock.ErrLeaseLost) {
 		return nil
 	}
-	msg := lerr.Error()
+	msg := zkMessage(lerr)
 	if handlerErr != nil {
 		msg += " (handler returned: " + handlerErr.Error() + ")"
 	}

@@ -3,6 +3,7 @@ package interceptor_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/examples/grpc/bankpb"
 	"github.com/zklockkit/zklockkit/interceptor"
+	"github.com/zklockkit/zklockkit/internal/adaptertest"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -198,27 +200,76 @@ func TestIntegration_StatusCodes(t *testing.T) {
 
 	t.Run("InvalidArgument", func(t *testing.T) {
 		r := newRig(t, 1, &bank{}, interceptor.WithMethod(transfer, byAccount))
-		for _, req := range []*bankpb.TransferRequest{
-			{},                                  // transfer not set
-			{Transfer: &bankpb.Transfer{}},      // from empty
-			transferReq("nul\x00byte", "b"),     // control character
-			transferReq("bell\abell", "b"),      // control character
-			transferReq(string(make10K()), "b"), // too long
-			transferReq("\u0085next-line", "b"), // C1 control character
+		// The message says which field or placeholder, and why, never the
+		// value: the same words as the HTTP middleware's 400.
+		const why = `zklock: invalid resource "accounts/{transfer.from}": `
+		for _, tc := range []struct {
+			req  *bankpb.TransferRequest
+			want string
+		}{
+			{&bankpb.TransferRequest{}, "zklock: field transfer.from is not set"},
+			{&bankpb.TransferRequest{Transfer: &bankpb.Transfer{}}, why + "empty value for {transfer.from}"},
+			{transferReq("nul\x00byte", "b"), why + "value of {transfer.from}: contains a control character"},
+			{transferReq("bell\abell", "b"), why + "value of {transfer.from}: contains a control character"},
+			{transferReq(string(make10K()), "b"), why + "value of {transfer.from}: longer than 1024 bytes"},
+			{transferReq("\u0085next-line", "b"), why + "value of {transfer.from}: contains a control character"},
 		} {
-			_, err := r.client(0).Transfer(callCtx(t), req)
+			_, err := r.client(0).Transfer(callCtx(t), tc.req)
 			st := wantCode(t, err, codes.InvalidArgument)
-			if msg := st.Message(); strings.HasPrefix(msg, "zklock: zklock:") || !strings.HasPrefix(msg, "zklock: ") {
-				t.Errorf("message %q: want one \"zklock: \" prefix", msg)
+			if msg := st.Message(); msg != tc.want {
+				t.Errorf("message %q; want %q", msg, tc.want)
 			}
 		}
 	})
 
 	t.Run("Internal", func(t *testing.T) {
-		r := newRig(t, 1, &bank{}, interceptor.WithMethod(transfer, interceptor.Resource("accounts/{no_such_field}")))
+		// A WithMatcher's methods are known only at their first call.
+		r := newRig(t, 1, &bank{}, interceptor.WithMatcher(interceptor.MatchService("bank.v1.Bank"),
+			interceptor.Resource("accounts/{no_such_field}")))
 		_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"))
 		wantCode(t, err, codes.Internal)
 	})
+}
+
+// A template that names a field the method's message lacks, or a stream's
+// field without FromFirstMessage, is refused at construction when
+// WithMethod names a method of the proto registry; otherwise the call is
+// refused with Internal, and the reason logged once, at Error level.
+// (Before, every call was refused with Internal and nothing said why.)
+func TestMisconfiguration(t *testing.T) {
+	locker := zklock.NewMemoryLocker()
+	for _, tc := range []struct {
+		opt  interceptor.Option
+		want string
+	}{
+		{interceptor.WithMethod(bankpb.Bank_Transfer_FullMethodName, interceptor.Resource("accounts/{no_such_field}")),
+			`interceptor: WithMethod("/bank.v1.Bank/Transfer"): resource template "accounts/{no_such_field}": message bank.v1.TransferRequest has no field "no_such_field"`},
+		{interceptor.WithMethod(bankpb.Bank_Watch_FullMethodName, interceptor.Resource("watch/{account_id}")),
+			`interceptor: WithMethod("/bank.v1.Bank/Watch"): a template refers to request fields, but a stream's first message is read only with FromFirstMessage`},
+	} {
+		func() {
+			defer func() {
+				if err, _ := recover().(error); err == nil || err.Error() != tc.want {
+					t.Errorf("construction panicked with %v; want %q", err, tc.want)
+				}
+			}()
+			interceptor.UnaryServerInterceptor(locker, tc.opt)
+		}()
+	}
+
+	var log adaptertest.Log
+	unary := interceptor.UnaryServerInterceptor(locker, interceptor.WithLogger(log.Logger()),
+		interceptor.WithMatcher(interceptor.MatchService("bank.v1.Bank"), interceptor.Resource("accounts/{no_such_field}")))
+	info := &grpc.UnaryServerInfo{FullMethod: bankpb.Bank_Transfer_FullMethodName}
+	for range 3 {
+		_, err := unary(context.Background(), transferReq("a", "b"), info, func(context.Context, any) (any, error) { return nil, nil })
+		wantCode(t, err, codes.Internal)
+	}
+	recs := log.Records()
+	if len(recs) != 1 || recs[0].Level != slog.LevelError || recs[0].Attrs["method"] != bankpb.Bank_Transfer_FullMethodName ||
+		!strings.Contains(recs[0].Attrs["error"], `has no field "no_such_field"`) {
+		t.Fatalf("logged %+v; want one Error record naming the method and the reason", recs)
+	}
 }
 
 func make10K() []byte {

@@ -49,7 +49,7 @@ func (s *lockedStream) RecvMsg(m any) error {
 func recvFirst(ss grpc.ServerStream, m *method) (proto.Message, error) {
 	msg, err := m.newInput()
 	if err != nil {
-		return nil, status.Error(codes.Internal, "zklock: "+err.Error())
+		return nil, status.Error(codes.Internal, zkMessage(err))
 	}
 	if err := ss.RecvMsg(msg); err != nil {
 		if _, ok := status.FromError(err); ok {

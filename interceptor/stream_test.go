@@ -194,8 +194,10 @@ func TestIntegration_StreamStatusCodes(t *testing.T) {
 	})
 
 	t.Run("Internal", func(t *testing.T) {
-		// A field template on a stream without FromFirstMessage.
-		r := newRig(t, 1, &bank{}, interceptor.WithMethod(watch, interceptor.Resource("watch/{account_id}")))
+		// A field template on a stream without FromFirstMessage, for a
+		// matcher's method (WithMethod's is refused at construction).
+		r := newRig(t, 1, &bank{}, interceptor.WithMatcher(interceptor.MatchFunc(func(m string) bool { return m == watch }),
+			interceptor.Resource("watch/{account_id}")))
 		stream, err := r.client(0).Watch(callCtx(t), &bankpb.WatchRequest{AccountId: "a"})
 		if err != nil {
 			t.Fatal(err)

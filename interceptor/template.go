@@ -170,7 +170,12 @@ func (t *template) render(msg protoreflect.Message, md metadata.MD) (string, err
 	}
 	// Values are computed first, so that a field that is not set is told
 	// apart from an empty one.
-	vals := make([]string, len(t.parts))
+	var buf [4]string // most templates have fewer placeholders: no allocation
+	vals := buf[:0]
+	if len(t.parts) > len(buf) {
+		vals = make([]string, 0, len(t.parts))
+	}
+	vals = vals[:len(t.parts)]
 	fi := 0
 	for i, p := range t.parts {
 		if p.path == nil {

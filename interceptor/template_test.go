@@ -32,7 +32,7 @@ func TestInvalidOptionsPanic(t *testing.T) {
 		"empty template":                interceptor.WithMethod(m, interceptor.Resource("")),
 		"no template":                   interceptor.WithMethod(m, interceptor.Resource()),
 		"nil func":                      interceptor.WithMethod(m, interceptor.ResourceFrom(nil)),
-		"zero max wait":                 interceptor.WithMethod(m, interceptor.MaxWait(0)),
+		"negative max wait":             interceptor.WithMethod(m, interceptor.MaxWait(-time.Second)),
 		"negative delay":                interceptor.WithMethod(m, interceptor.RetryDelay(-time.Second)),
 		"short method name":             interceptor.WithMethod("Transfer"),
 		"zero release":                  interceptor.WithReleaseTimeout(0),
@@ -64,9 +64,11 @@ func TestInvalidOptionsPanic(t *testing.T) {
 		}()
 		interceptor.StreamServerInterceptor(nil)
 	})
-	// Valid ones do not panic.
+	// Valid ones do not panic; a method the proto registry does not know
+	// is checked at its first call.
 	interceptor.UnaryServerInterceptor(&zklock.Client{},
-		interceptor.WithMethod(m, interceptor.Resource("a/{b}/{c.d}/{metadata:x-e_f.g}", "lit")),
+		interceptor.WithMethod(m, interceptor.Resource("a/{account_id}/{transfer.from}/{metadata:x-e_f.g}", "lit")),
+		interceptor.WithMethod("/other.v1.Svc/Call", interceptor.Resource("a/{b}/{c.d}")),
 		interceptor.WithMatcher(nil))
 }
 

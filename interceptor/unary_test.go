@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -198,17 +199,17 @@ func TestIntegration_DefaultLocksEveryMethodByName(t *testing.T) {
 		errc <- err
 	}()
 	<-held
-	if r.free(t, bankpb.Bank_GetBalance_FullMethodName) {
+	if r.free(t, strings.TrimPrefix(bankpb.Bank_GetBalance_FullMethodName, "/")) {
 		t.Error("GetBalance runs without the lock named after it")
 	}
-	if !r.free(t, bankpb.Bank_Transfer_FullMethodName) {
+	if !r.free(t, strings.TrimPrefix(bankpb.Bank_Transfer_FullMethodName, "/")) {
 		t.Error("Transfer's lock is taken by a GetBalance call")
 	}
 	close(proceed)
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	if !r.free(t, bankpb.Bank_GetBalance_FullMethodName) {
+	if !r.free(t, strings.TrimPrefix(bankpb.Bank_GetBalance_FullMethodName, "/")) {
 		t.Error("GetBalance's lock outlived the call")
 	}
 }
@@ -355,7 +356,7 @@ func TestIntegration_Matcher(t *testing.T) {
 		interceptor.WithMethod(bankpb.Bank_Transfer_FullMethodName, interceptor.Resource("exact")),
 		interceptor.WithMatcher(interceptor.MatchService("bank.v1.Bank"), interceptor.Try()),
 	)
-	r.hold(t, bankpb.Bank_GetBalance_FullMethodName)
+	r.hold(t, strings.TrimPrefix(bankpb.Bank_GetBalance_FullMethodName, "/"))
 	_, err := r.client(0).GetBalance(callCtx(t), &bankpb.GetBalanceRequest{AccountId: "a"})
 	wantCode(t, err, codes.ResourceExhausted) // matched: Try, default resource
 	r.hold(t, "exact")
@@ -371,7 +372,7 @@ func TestIntegration_ResourceFrom(t *testing.T) {
 		if tr.GetTransfer().GetAmount() < 0 {
 			return "", errors.New("negative amount")
 		}
-		return fullMethod + "/" + tr.GetAccountId(), nil
+		return strings.TrimPrefix(fullMethod, "/") + "/" + tr.GetAccountId(), nil
 	}
 	seen := make(chan string, 1)
 	b := &bank{transfer: func(ctx context.Context, req *bankpb.TransferRequest) (*bankpb.TransferResponse, error) {
@@ -382,7 +383,7 @@ func TestIntegration_ResourceFrom(t *testing.T) {
 	if _, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b")); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := <-seen, bankpb.Bank_Transfer_FullMethodName+"/a"; got != want {
+	if got, want := <-seen, strings.TrimPrefix(bankpb.Bank_Transfer_FullMethodName, "/")+"/a"; got != want {
 		t.Errorf("resource = %q; want %q", got, want)
 	}
 	req := transferReq("a", "b")

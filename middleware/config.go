@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -35,7 +36,9 @@ type Rule struct {
 	// they name, all or nothing (zklock.Locker.AcquireAll, in canonical
 	// order, so two requests naming the same resources in another order
 	// cannot deadlock). Templates that name the same resource for a
-	// request lock it once. Resource and Resources exclude each other.
+	// request lock it once. Resource and Resources exclude each other. An
+	// empty but non-nil Resources (what Resource() with no template sets)
+	// is a configuration error.
 	Resources []string
 
 	// Mode is the lock mode: zklock.Exclusive (the default), zklock.Read
@@ -72,7 +75,9 @@ func (r Rule) isZero() bool {
 
 // Router tells the middleware what the router in front of it matched. The
 // zero Router is the standard library's ServeMux (Go 1.22 patterns,
-// r.PathValue and r.Pattern).
+// r.PathValue and r.Pattern): the middleware wraps the mux's handlers, or
+// the *http.ServeMux itself, which it then asks for the route it will
+// serve (http.ServeMux.Handler).
 //
 // chi:
 //
@@ -117,8 +122,18 @@ type Router struct {
 // The middleware locks in one of two ways:
 //   - one rule for the handlers it wraps: the embedded Rule (per-route
 //     use, mux.Handle(pattern, mw(h)));
-//   - a table from route to rule: Routes (app-wide use, mw(mux)); routes
-//     not in the table are not locked.
+//   - a table from route to rule: Routes; routes not in the table are not
+//     locked. The middleware must know the route a request matched.
+//     Wrapping a *http.ServeMux itself (app-wide use, mw(mux)), it asks
+//     the mux which of its routes will serve the request (404, 405 and
+//     redirects are not locked); wrapping each handler
+//     (mux.Handle(pattern, mw(h))) works too. With another router, place
+//     it where the router has matched the route (see Router).
+//
+// A request whose route the middleware cannot know, or whose route lacks
+// a parameter a template names (found only at request time), is answered
+// 500 "lock misconfigured" rather than let through unlocked, and the
+// reason is logged once, at Error level, to Logger.
 type Config struct {
 	// Skipper, when set and true for a request, lets it through without a
 	// lock.
@@ -176,7 +191,9 @@ type Config struct {
 
 	// DisableServerTiming turns off the Server-Timing response header
 	// (zklock;dur=<wait ms>;desc="<resource>") set before the handler
-	// runs.
+	// runs. A rule whose template reads a header or a cookie shows its
+	// template instead of the resource: the header is readable by the
+	// page's scripts, and the value may be a secret.
 	DisableServerTiming bool
 
 	// AcquireOptions are added to every acquire, e.g. zklock.LeaseLabel("api").
@@ -184,19 +201,27 @@ type Config struct {
 	// zklock.RawPath, resources are absolute znode paths (to share locks
 	// with a Java or Python service).
 	AcquireOptions []zklock.AcquireOption
+
+	// Logger receives a misconfiguration that only a request can reveal
+	// (see Config): once per route, at Error level, with the route, the
+	// template and the parameter. Default: slog.Default().
+	Logger *slog.Logger
 }
 
 // Option adjusts the Config built by Lock.
 type Option func(*Config)
 
 // Resource sets the resource templates: one (Rule.Resource) or several
-// (Rule.Resources).
+// (Rule.Resources). At least one: Resource() is a configuration error.
 func Resource(templates ...string) Option {
 	return func(c *Config) {
 		c.Resource, c.Resources = "", nil
-		if len(templates) == 1 {
+		switch len(templates) {
+		case 0:
+			c.Resources = []string{} // refused by compileRule
+		case 1:
 			c.Resource = templates[0]
-		} else {
+		default:
 			c.Resources = templates
 		}
 	}
@@ -227,3 +252,7 @@ func MaxWait(d time.Duration) Option { return func(c *Config) { c.MaxWait = d } 
 
 // WithRouter sets how the matched route is read (see Router).
 func WithRouter(r Router) Option { return func(c *Config) { c.Router = r } }
+
+// WithLogger sets the logger of misconfigurations found at request time
+// (see Config.Logger).
+func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/keycache"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -28,17 +31,18 @@ type Core struct {
 	retryAfter   time.Duration
 	release      time.Duration
 	serverTiming bool
+	logger       *slog.Logger
 
-	single   *Guard     // when Routes is empty
-	unrouted *Guard     // a request whose route the table cannot know
-	routes   routeTable // otherwise
-	guards   sync.Map   // *rule → *Guard, for the table
-	bound    sync.Map   // pattern → *routeInfo, for the single rule
+	single   *Guard                   // when Routes is empty
+	unrouted *Guard                   // a request whose route the table cannot know
+	routes   routeTable               // otherwise
+	guards   sync.Map                 // *rule → *Guard, for the table
+	bound    keycache.Map[*routeInfo] // pattern → its routeInfo, for the single rule
 }
 
 // errUnrouted answers a request that reaches a Routes table with no route
 // pattern: the middleware runs before the router matched the request.
-var errUnrouted = fmt.Errorf("%w: the request's route pattern is unknown: with Routes, the middleware must run after the router matched the route (see Router)", ErrInvalidConfig)
+var errUnrouted = fmt.Errorf("%w: the request's route is unknown: a Routes table middleware must wrap the *http.ServeMux itself, or each handler, or run after the router matched the route (see Router)", ErrInvalidConfig)
 
 // Guard is the lock of one rule: the single Rule of a Config, or the rule
 // of one route of its table.
@@ -65,9 +69,12 @@ func (config Config) Core() (*Core, error) {
 	if config.Locker == nil {
 		return nil, fmt.Errorf("%w: no Locker", ErrInvalidConfig)
 	}
-	c := &Core{locker: config.Locker, parse: config.Router.Parse, serverTiming: !config.DisableServerTiming}
+	c := &Core{locker: config.Locker, parse: config.Router.Parse, serverTiming: !config.DisableServerTiming, logger: config.Logger}
 	if c.parse == nil {
 		c.parse = ParseServeMuxPattern
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
 	}
 	switch {
 	case config.RetryAfter < 0:
@@ -141,7 +148,7 @@ func (c *Core) Guard(method, pattern string) *Guard {
 	if g, ok := c.guards.Load(r); ok {
 		return g.(*Guard)
 	}
-	g, _ := c.guards.LoadOrStore(r, &Guard{core: c, rule: r, pattern: pattern})
+	g, _ := c.guards.LoadOrStore(r, &Guard{core: c, rule: r, pattern: strings.Clone(pattern)})
 	return g.(*Guard)
 }
 
@@ -161,12 +168,7 @@ func (g *Guard) route(pattern string) *routeInfo {
 	if pattern == "" {
 		return nil
 	}
-	c := g.core
-	if v, ok := c.bound.Load(pattern); ok {
-		return v.(*routeInfo)
-	}
-	v, _ := c.bound.LoadOrStore(pattern, g.rule.bindRoute(c.parse, pattern))
-	return v.(*routeInfo)
+	return g.core.bound.Get(pattern, func(p string) *routeInfo { return g.rule.bindRoute(g.core.parse, p) })
 }
 
 // Held is a request's lock, from Lock to Release.
@@ -177,6 +179,11 @@ type Held struct {
 	resource string
 	mode     zklock.Mode
 	waited   time.Duration
+
+	// Room for the common case, so that a request makes fewer
+	// allocations: one resource, and the Server-Timing header's value.
+	one    [1]string
+	timing [1]string
 }
 
 // Lock computes the request's resources and acquires them, with the
@@ -190,30 +197,46 @@ func (g *Guard) Lock(h http.Header, r *http.Request, m Match) (*Held, error) {
 	}
 	ri := g.route(m.Pattern)
 	if ri != nil && ri.err != nil {
+		g.core.misconfigured(r, m.Pattern, ri)
 		return nil, g.lockError("", mode, 0, ri.err)
 	}
-	rs, err := g.rule.resources(r, ri, m)
+	held := &Held{guard: g, mode: mode}
+	rs, err := g.rule.resources(r, ri, m, held.one[:0])
 	if err != nil {
-		return nil, g.lockError(resourceList(rs), mode, 0, err)
+		return nil, g.lockError("", mode, 0, err)
 	}
-	resource := resourceList(rs)
+	held.resource = resourceList(rs)
 	opts := g.rule.opts[g.rule.mode.lockMode(r.Method)]
 	start := time.Now()
-	var lease *zklock.Lease
 	if len(rs) == 1 {
-		lease, err = g.core.locker.Acquire(r.Context(), rs[0], opts...)
+		held.lease, err = g.core.locker.Acquire(r.Context(), rs[0], opts...)
 	} else {
-		lease, err = g.core.locker.AcquireAll(r.Context(), rs, opts...)
+		held.lease, err = g.core.locker.AcquireAll(r.Context(), rs, opts...)
 	}
-	waited := time.Since(start)
+	held.waited = time.Since(start)
 	if g.core.serverTiming && (err == nil || !errors.Is(err, zklock.ErrInvalidResource)) {
-		h.Add(HeaderServerTiming, serverTiming(resource, waited))
+		held.setServerTiming(h)
 	}
 	if err != nil {
-		return nil, g.lockError(resource, mode, waited, err)
+		return nil, g.lockError(held.resource, mode, held.waited, g.rule.hideValues(err, ri, m))
 	}
-	return &Held{guard: g, req: r.WithContext(lease.Context(r.Context())), lease: lease,
-		resource: resource, mode: mode, waited: waited}, nil
+	held.req = r.WithContext(held.lease.Context(r.Context()))
+	return held, nil
+}
+
+// setServerTiming adds the Server-Timing entry of the lock wait to h.
+func (held *Held) setServerTiming(h http.Header) {
+	desc := held.resource
+	if d := held.guard.rule.timingDesc; d != "" {
+		desc = d
+	}
+	v := serverTiming(desc, held.waited)
+	if len(h[HeaderServerTiming]) > 0 {
+		h.Add(HeaderServerTiming, v)
+		return
+	}
+	held.timing[0] = v
+	h[HeaderServerTiming] = held.timing[:1:1] // an Add copies it
 }
 
 func (g *Guard) lockError(resource string, mode zklock.Mode, waited time.Duration, err error) *LockError {
@@ -250,4 +273,23 @@ func (h *Held) Release() error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(h.req.Context()), h.guard.core.release)
 	defer cancel()
 	return h.lease.Release(ctx)
+}
+
+// misconfigured logs, once per route, that requests to the route of
+// pattern are answered 500 because of ri's error.
+func (c *Core) misconfigured(r *http.Request, pattern string, ri *routeInfo) {
+	if ri.logged.Swap(true) {
+		return
+	}
+	route := strings.Clone(pattern) // the request's pattern stays on the stack
+	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", route)}
+	if route == "" {
+		attrs = append(attrs, slog.String("path", r.URL.Path))
+	}
+	if ri.template != "" {
+		attrs = append(attrs, slog.String("template", ri.template), slog.String("parameter", ri.param))
+	}
+	attrs = append(attrs, slog.String("error", ri.err.Error()))
+	c.logger.LogAttrs(r.Context(), slog.LevelError,
+		"zklock/middleware: lock misconfigured: requests to this route are answered 500 until it is fixed", attrs...)
 }

@@ -25,11 +25,14 @@
 // # A table for the app
 //
 // A table from route ("METHOD /pattern" as registered) to [Rule]; routes
-// not in it are not locked. The middleware must see the matched route:
-// with ServeMux, wrap each handler (the mux matches, then calls it); with
-// chi, add it with r.With or inside r.Group; with gorilla/mux, r.Use. A
-// table middleware placed before the router answers 500 rather than let
-// requests through unlocked.
+// not in it are not locked. The middleware must know the matched route:
+// wrapping a *http.ServeMux itself, mw(mux), it asks the mux which route
+// will serve the request (404, 405 and redirects are not locked); it may
+// also wrap each of the mux's handlers. With chi, add it with r.With or
+// inside r.Group; with gorilla/mux, r.Use. A table middleware that cannot
+// know the route (placed before another router, or around something that
+// wraps the mux) answers 500 rather than let requests through unlocked,
+// and logs why once (Config.Logger).
 //
 //	mw, err := zkmw.Config{
 //		Locker: client,
@@ -38,6 +41,8 @@
 //			"GET /accounts/{id}":           {Resource: "accounts/{id}", ReadWrite: true},
 //		},
 //	}.ToMiddleware()
+//	...
+//	http.ListenAndServe(addr, mw(mux))
 //
 // [Config.CheckRoutes] finds table keys that match no registered route.
 //
@@ -55,7 +60,10 @@
 // resource is the route's pattern without its leading slash, parameters
 // filled in: "accounts/42/withdraw". A missing or empty value, or a name
 // zklock refuses (control characters, invalid UTF-8, over
-// [zklock.MaxResourceLen] bytes), answers 400. Several templates
+// [zklock.MaxResourceLen] bytes), answers 400 with a message that names
+// the template, the placeholder and the reason, never the value
+// ("invalid lock resource \"accounts/{id}\": value of {id}: contains a
+// control character"). Several templates
 // ([Rule].Resources) lock all their resources, all or nothing; two that
 // name the same resource for a request lock it once.
 //
@@ -86,7 +94,7 @@
 // [AnswerFor] is the table every front end answers by: 423 Locked with
 // Retry-After when busy with Try, 503 with Retry-After when MaxWait passed,
 // ZooKeeper is unreachable or the lock was lost, 400 for an invalid
-// resource, 500 for a misconfiguration. [DefaultErrorHandler] writes it
+// resource (saying why), 500 for a misconfiguration. [DefaultErrorHandler] writes it
 // as JSON {"message": "..."}; replace it with Config.ErrorHandler, which
 // receives a *[LockError] that wraps the zklock error.
 //

@@ -15,9 +15,10 @@ import (
 // ErrInvalidConfig is matched by every configuration error: those of
 // Config.ToMiddleware and Config.Core (and the panic of Lock and
 // LockWithConfig), and those of the Echo adapters. A per-route rule whose
-// template names a parameter its route lacks is one too: the Echo v5
-// adapter reports it when the route is registered (zkecho.CheckRoute);
-// otherwise it is found at the route's first request and answered 500.
+// template names a parameter its route lacks is one too: the Echo
+// adapters report it when the route is registered (zkecho.CheckRoute, as
+// Echo's hook); otherwise it is found at the route's first request,
+// answered 500 and logged once (Config.Logger).
 var ErrInvalidConfig = errors.New("zklock/middleware: invalid configuration")
 
 // StatusClientClosedRequest is the status given to a request whose client
@@ -40,14 +41,10 @@ type LockError struct {
 // Error describes the failure and, when known, the resource (cut to 64
 // bytes).
 func (e *LockError) Error() string {
-	r := e.Resource
-	if r == "" {
+	if e.Resource == "" {
 		return fmt.Sprintf("zklock/middleware: %v", e.Err)
 	}
-	if len(r) > 64 {
-		r = r[:64] + "..."
-	}
-	return fmt.Sprintf("zklock/middleware: lock %q: %v", r, e.Err)
+	return fmt.Sprintf("zklock/middleware: lock %q: %v", cut(e.Resource), e.Err)
 }
 
 // Unwrap returns the underlying error.
@@ -63,7 +60,8 @@ type Answer struct {
 // AnswerFor returns the answer to a lock failure err:
 //
 //   - zklock.ErrInvalidResource (a key that is no valid resource, a missing
-//     or empty placeholder value): 400 Bad Request;
+//     or empty placeholder value): 400 Bad Request, with a message that
+//     says why: the template or the name, and zklock's reason;
 //   - zklock.ErrLocked (Try): 423 Locked, with Retry-After;
 //   - zklock.ErrUnavailable (ZooKeeper unreachable), zklock.ErrClosed:
 //     503 Service Unavailable, with Retry-After;
@@ -79,7 +77,7 @@ func AnswerFor(err error) Answer {
 	case errors.Is(err, ErrInvalidConfig):
 		return Answer{http.StatusInternalServerError, "lock misconfigured", false}
 	case errors.Is(err, zklock.ErrInvalidResource):
-		return Answer{http.StatusBadRequest, "invalid lock resource", false}
+		return Answer{http.StatusBadRequest, invalidResourceMessage(err), false}
 	case errors.Is(err, zklock.ErrLocked):
 		return Answer{http.StatusLocked, "resource is locked", true}
 	case errors.Is(err, zklock.ErrUnavailable), errors.Is(err, zklock.ErrClosed):
@@ -92,6 +90,32 @@ func AnswerFor(err error) Answer {
 		return Answer{StatusClientClosedRequest, "client closed request", false}
 	}
 	return Answer{http.StatusInternalServerError, http.StatusText(http.StatusInternalServerError), false}
+}
+
+// invalidResourceMessage tells the client why its request names no valid
+// resource: "invalid lock resource", then the *zklock.ResourceError's
+// resource (quoted, and cut short) and reason. A template's error names
+// the template and the placeholder, never the value ("invalid lock
+// resource \"accounts/{id}\": value of {id}: contains a control
+// character"): a value may be a secret (a cookie, a header) or hostile.
+func invalidResourceMessage(err error) string {
+	const msg = "invalid lock resource"
+	re, ok := errors.AsType[*zklock.ResourceError](err)
+	switch {
+	case !ok:
+		return msg
+	case re.Resource == "":
+		return msg + ": " + re.Reason
+	}
+	return fmt.Sprintf("%s %q: %s", msg, cut(re.Resource), re.Reason)
+}
+
+// cut shortens s for a message to 64 bytes.
+func cut(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
 }
 
 // SetRetryAfter sets the Retry-After header from the *LockError in err,

@@ -42,7 +42,7 @@ func (config Config) ToMiddleware() (func(http.Handler) http.Handler, error) {
 	if config.ResourceFunc != nil && (config.Resource != "" || len(config.Resources) > 0) {
 		return nil, fmt.Errorf("%w: Resource and ResourceFunc exclude each other", ErrInvalidConfig)
 	}
-	h := &handler{cfg: config, core: core}
+	h := &handler{cfg: config, core: core, serveMux: config.Router.Param == nil && config.Router.Pattern == nil}
 	if h.cfg.ErrorHandler == nil {
 		h.cfg.ErrorHandler = DefaultErrorHandler
 	}
@@ -60,14 +60,23 @@ func (config Config) ToMiddleware() (func(http.Handler) http.Handler, error) {
 
 // handler is the net/http middleware over a Core.
 type handler struct {
-	cfg  Config
-	core *Core
+	cfg      Config
+	core     *Core
+	serveMux bool // the Router is ServeMux's
 }
 
 func (h *handler) wrap(next http.Handler) http.Handler {
+	var mux *muxRoutes
+	if m, ok := next.(*http.ServeMux); ok && h.serveMux {
+		mux = &muxRoutes{mux: m}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.cfg.Skipper != nil && h.cfg.Skipper(r) {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if mux != nil && !mux.match(r) {
+			next.ServeHTTP(w, r) // the mux answers 404, 405 or redirects
 			return
 		}
 		pattern := h.cfg.Router.Pattern(r)

@@ -46,12 +46,16 @@ func parseRouteKey(key string) (method, pattern string, err error) {
 }
 
 // splitPattern splits a ServeMux pattern "[METHOD ][HOST]/PATH" into its
-// method ("" for any) and the rest.
+// method ("" for any) and the rest, as ServeMux does: the method ends at
+// the first blank (space or tab). A blank after a "/" is in the path (a
+// method holds no "/"), so a pattern already without its method is taken
+// whole: "/a b/{id}" has no method.
 func splitPattern(p string) (method, rest string) {
-	if m, r, ok := strings.Cut(p, " "); ok {
-		return m, strings.TrimLeft(r, " \t")
+	i := strings.IndexAny(p, " \t")
+	if i < 0 || strings.Contains(p[:i], "/") {
+		return "", p
 	}
-	return "", p
+	return p[:i], strings.TrimLeft(p[i+1:], " \t")
 }
 
 // PatternParser reads a route pattern of a router: the names of its

@@ -1,11 +1,13 @@
 package middleware
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/zklockkit/zklockkit/internal/restmpl"
 	"github.com/zklockkit/zklockkit/zklock"
@@ -106,6 +108,11 @@ type rule struct {
 	// route, when known at compile time: the default template and the
 	// check of the templates' parameters against the route's
 	route *routeInfo
+	// timingDesc, when set, is what the Server-Timing header shows instead
+	// of the resource: the templates, when one reads a header or a cookie
+	// (the header is readable by the page's scripts, an HttpOnly cookie
+	// must not be)
+	timingDesc string
 }
 
 // routeInfo is what a route pattern says: its parameters and the default
@@ -114,6 +121,9 @@ type routeInfo struct {
 	params []string
 	def    *template
 	err    error // a template names a parameter the route lacks
+	// the template and the parameter of err, for the log
+	template, param string
+	logged          atomic.Bool // err was logged
 }
 
 // compileRule checks r and builds its acquire options over base.
@@ -124,15 +134,17 @@ func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
 	case r.ReadWrite && r.Mode != zklock.Exclusive:
 		return nil, fmt.Errorf("%w: ReadWrite picks the mode by method: leave Mode unset", ErrInvalidConfig)
 	case r.MaxWait < 0:
-		return nil, fmt.Errorf("%w: negative MaxWait", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: %w: negative MaxWait %v", ErrInvalidConfig, zklock.ErrInvalidOption, r.MaxWait)
 	case r.Try && r.MaxWait > 0:
 		return nil, fmt.Errorf("%w: %w: Try and MaxWait exclude each other", ErrInvalidConfig, zklock.ErrInvalidOption)
 	case r.Limit < 0:
-		return nil, fmt.Errorf("%w: negative Limit", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: %w: negative Limit %d", ErrInvalidConfig, zklock.ErrInvalidOption, r.Limit)
 	case r.Limit > 0 && (r.Mode != zklock.Exclusive || r.ReadWrite):
-		return nil, fmt.Errorf("%w: a Limit (semaphore) has no Mode: leave Mode and ReadWrite unset", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: %w: a Limit (semaphore) has no Mode: leave Mode and ReadWrite unset", ErrInvalidConfig, zklock.ErrInvalidOption)
 	case r.Resource != "" && len(r.Resources) > 0:
 		return nil, fmt.Errorf("%w: Resource and Resources exclude each other", ErrInvalidConfig)
+	case r.Resources != nil && len(r.Resources) == 0:
+		return nil, fmt.Errorf("%w: Resource: no template given", ErrInvalidConfig)
 	}
 	cr := &rule{src: r, mode: ruleMode{mode: r.Mode, readWrite: r.ReadWrite}}
 	srcs := r.Resources
@@ -148,6 +160,9 @@ func compileRule(r Rule, base []zklock.AcquireOption) (*rule, error) {
 			return nil, err
 		}
 		cr.tmpls = append(cr.tmpls, t)
+		if slices.ContainsFunc(t.binds, func(b binding) bool { return b.src == srcHeader || b.src == srcCookie }) {
+			cr.timingDesc = strings.Join(srcs, ",")
+		}
 	}
 	// The user's options first, so that the rule's own override them only
 	// where the rule says something.
@@ -184,6 +199,7 @@ func (r *rule) bindRoute(parse PatternParser, pattern string) *routeInfo {
 		for _, p := range t.params() {
 			if !slices.Contains(params, p) {
 				ri.err = fmt.Errorf("%w: resource template %q: route %q has no parameter %q", ErrInvalidConfig, t.t, pattern, p)
+				ri.template, ri.param = t.t.String(), p
 				return ri
 			}
 		}
@@ -197,15 +213,14 @@ func (r *rule) bindRoute(parse PatternParser, pattern string) *routeInfo {
 	return ri
 }
 
-// resources computes the request's resources: distinct, sorted when more
-// than one.
-func (r *rule) resources(req *http.Request, ri *routeInfo, m Match) ([]string, error) {
+// resources computes the request's resources, appended to rs: distinct,
+// sorted when more than one.
+func (r *rule) resources(req *http.Request, ri *routeInfo, m Match, rs []string) ([]string, error) {
 	switch {
 	case len(r.tmpls) == 1:
 		s, err := r.tmpls[0].render(req, m.Param)
-		return []string{s}, err
+		return append(rs, s), err
 	case len(r.tmpls) > 1:
-		rs := make([]string, 0, len(r.tmpls))
 		for _, t := range r.tmpls {
 			s, err := t.render(req, m.Param)
 			if err != nil {
@@ -219,17 +234,42 @@ func (r *rule) resources(req *http.Request, ri *routeInfo, m Match) ([]string, e
 		return slices.Compact(rs), nil
 	case m.Func != nil:
 		s, err := m.Func()
-		return []string{s}, err
+		return append(rs, s), err
 	case ri != nil && ri.def != nil:
 		s, err := ri.def.render(req, m.Param)
-		return []string{s}, err
+		return append(rs, s), err
 	}
 	// No route pattern known: the request's path.
 	p := req.URL.Path
 	if len(p) > 1 && p[0] == '/' {
 		p = p[1:]
 	}
-	return []string{p}, nil
+	return append(rs, p), nil
+}
+
+// hideValues returns err, an acquire's error, with a name zklock refused
+// replaced by the template it came from, so that the answer does not
+// send the request's values back: a value may be a secret (a cookie, a
+// header). Rendering already refuses the values zklock would, so this is
+// for the rules of a raw path (zklock.RawPath), which zklock checks
+// further.
+func (r *rule) hideValues(err error, ri *routeInfo, m Match) error {
+	re, ok := errors.AsType[*zklock.ResourceError](err)
+	if !ok {
+		return err
+	}
+	var srcs []string
+	switch {
+	case len(r.tmpls) > 0:
+		for _, t := range r.tmpls {
+			srcs = append(srcs, t.t.String())
+		}
+	case m.Func == nil && ri != nil && ri.def != nil:
+		srcs = append(srcs, ri.def.t.String())
+	default:
+		return err // a ResourceFunc's name, or the request's path
+	}
+	return &zklock.ResourceError{Resource: strings.Join(srcs, ","), Reason: re.Reason}
 }
 
 // resourceList joins resources for display (Server-Timing, LockError).

@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -18,32 +17,29 @@ const maxTimingDesc = 128
 // serverTiming formats the lock wait as a Server-Timing entry:
 // zklock;dur=12.4;desc="accounts/42" (dur in milliseconds). The resource is
 // written as a quoted-string: '"' and '\' are escaped, bytes outside
-// printable ASCII are written %XX, and a long name is cut short.
+// printable ASCII are written %XX, and a long name is cut short. It makes
+// one allocation, the string.
 func serverTiming(resource string, waited time.Duration) string {
-	var b strings.Builder
-	b.Grow(len(serverTimingMetric) + 24 + min(len(resource), maxTimingDesc))
-	b.WriteString(serverTimingMetric)
-	b.WriteString(";dur=")
-	b.WriteString(strconv.FormatFloat(float64(waited.Microseconds())/1000, 'f', -1, 64))
-	b.WriteString(`;desc="`)
+	var buf [64 + 3*maxTimingDesc]byte
+	b := append(buf[:0], serverTimingMetric...)
+	b = append(b, ";dur="...)
+	b = strconv.AppendFloat(b, float64(waited.Microseconds())/1000, 'f', -1, 64)
+	b = append(b, `;desc="`...)
 	for i := 0; i < len(resource); i++ {
 		if i == maxTimingDesc {
-			b.WriteString("...")
+			b = append(b, "..."...)
 			break
 		}
 		switch ch := resource[i]; {
 		case ch == '"' || ch == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(ch)
+			b = append(b, '\\', ch)
 		case ch < 0x20 || ch >= 0x7f:
 			const hex = "0123456789ABCDEF"
-			b.WriteByte('%')
-			b.WriteByte(hex[ch>>4])
-			b.WriteByte(hex[ch&15])
+			b = append(b, '%', hex[ch>>4], hex[ch&15])
 		default:
-			b.WriteByte(ch)
+			b = append(b, ch)
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	b = append(b, '"')
+	return string(b)
 }

@@ -12,8 +12,11 @@
 #   jdk        javac, to compile the Curator peer                  (default-jdk-headless)
 #   kazoo      kazoo, the Python interop peer                      (python3-kazoo)
 #   chromium   headless Chromium, the zkdebug page test            (chromium)
+#   prometheus Prometheus and promtool, the dashboard and rules test (prometheus)
 #   postgres   PostgreSQL's binaries, the fence tests              (postgresql)
 #   shells     zsh and fish, to check zklock's completion scripts  (zsh fish)
+#   tmux       a real terminal for zklock top's live view test      (tmux)
+#   git        a clone to build for zklock --version's test          (git)
 #
 # What is missing is installed when running as root with apt-get (one
 # `apt-get update`, one `apt-get install`), and the script says what it
@@ -36,7 +39,7 @@ if [ "${1:-}" = "--strict" ]; then
   strict=1
   shift
 fi
-all="zookeeper curator jdk kazoo chromium postgres shells"
+all="zookeeper curator jdk kazoo chromium prometheus postgres shells tmux git"
 wanted=${*:-$all}
 
 # packages COMPONENT: the Debian packages that provide it.
@@ -47,8 +50,11 @@ packages() {
     jdk) echo "default-jdk-headless" ;;
     kazoo) echo "python3-kazoo" ;;
     chromium) echo "chromium" ;;
+    prometheus) echo "prometheus" ;;
     postgres) echo "postgresql" ;;
     shells) echo "zsh fish" ;;
+    tmux) echo "tmux" ;;
+    git) echo "git" ;;
     *) echo "$me: unknown component '$1' (one of: $all)" >&2; exit 2 ;;
   esac
 }
@@ -61,8 +67,11 @@ purpose() {
     jdk) echo "javac for the Curator interop tests" ;;
     kazoo) echo "the kazoo interop tests" ;;
     chromium) echo "the zkdebug page test" ;;
+    prometheus) echo "the dashboard and alert rules test" ;;
     postgres) echo "the fence tests on PostgreSQL" ;;
     shells) echo "the zklock completion script tests" ;;
+    tmux) echo "the zklock top terminal tests" ;;
+    git) echo "the zklock --version test" ;;
   esac
 }
 
@@ -82,6 +91,7 @@ present() {
     jdk) command -v javac >/dev/null 2>&1 ;;
     kazoo) [ -x "$sysroot/usr/bin/python3" ] && "$sysroot/usr/bin/python3" -c 'import kazoo' >/dev/null 2>&1 ;;
     chromium) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ;;
+    prometheus) command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 ;;
     postgres)
       for d in "$sysroot"/usr/lib/postgresql/*/bin; do
         [ -x "$d/initdb" ] && [ -x "$d/postgres" ] && [ -x "$d/pg_isready" ] && return 0
@@ -89,6 +99,7 @@ present() {
       command -v initdb >/dev/null 2>&1 && command -v postgres >/dev/null 2>&1 && command -v pg_isready >/dev/null 2>&1
       ;;
     shells) command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1 ;;
+    tmux | git) command -v "$1" >/dev/null 2>&1 ;;
   esac
 }
 

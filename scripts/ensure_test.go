@@ -30,14 +30,15 @@ for p in "$@"; do
     default-jdk-headless) exe "$BIN/javac" ;;
     python3-kazoo) exe "$SYSROOT/usr/bin/python3" ;;
     chromium) exe "$BIN/chromium" ;;
-    zsh|fish) exe "$BIN/$p" ;;
+    prometheus) exe "$BIN/prometheus"; exe "$BIN/promtool" ;;
+    zsh|fish|tmux|git) exe "$BIN/$p" ;;
     postgresql) for b in initdb postgres pg_isready; do exe "$SYSROOT/usr/lib/postgresql/15/bin/$b"; done ;;
   esac
 done
 `
 
 const allPackages = "zookeeper libcurator-recipes-java libcurator-framework-java libcurator-client-java " +
-	"default-jdk-headless python3-kazoo chromium postgresql zsh fish"
+	"default-jdk-headless python3-kazoo chromium prometheus postgresql zsh fish tmux git"
 
 // machine is a fake machine: a PATH holding only the tools the script
 // uses besides the fakes, and an empty file system root.
@@ -138,7 +139,7 @@ func TestEnsureAsRootInstallsWhatIsMissing(t *testing.T) {
 		t.Errorf("apt-get calls %q, want %q", apt, want)
 	}
 	for _, line := range []string{"installing zookeeper (the ZooKeeper server", "installing python3-kazoo (the kazoo interop tests)",
-		"installing chromium (the zkdebug page test)", "installing postgresql (the fence tests", "installed " + allPackages} {
+		"installing chromium (the zkdebug page test)", "installing prometheus (the dashboard and alert rules test)", "installing postgresql (the fence tests", "installed " + allPackages} {
 		if !strings.Contains(stderr, line) {
 			t.Errorf("stderr lacks %q:\n%s", line, stderr)
 		}

@@ -165,7 +165,7 @@ func (o *Observer) acquired(ctx context.Context, e zklock.Event) {
 		return
 	}
 	st.path, st.session = e.Path, e.SessionID // for AcquireAll: the first part's node
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.res.series.acquiredOpts...)
+	o.ins.wait.Record(exemplarContext(ctx, st.acquire), e.Wait.Seconds(), st.res.series.acquiredOpts...)
 	st.res.series.waiting.Add(-1)
 	if st.acquire == nil {
 		// Observe is called as the lock is taken, so the SDK's clock
@@ -228,9 +228,21 @@ func (o *Observer) failed(ctx context.Context, e zklock.Event) {
 			st.acquire.SetStatus(codes.Error, out)
 		}
 	}
-	o.ins.wait.Record(ctx, e.Wait.Seconds(), st.res.series.failed(out, errType))
+	o.ins.wait.Record(exemplarContext(ctx, st.acquire), e.Wait.Seconds(), st.res.series.failed(out, errType))
 	st.res.series.waiting.Add(-1)
 	st.ctx = nil
 	o.finish(e.ID, st)
 	st.acquire.End() // Observe is called as the acquire fails: the SDK's clock
+}
+
+// exemplarContext is the context a wait is recorded with: the SDK takes
+// the measurement's exemplar (trace and span id) from its span. An acquire
+// that waited or failed has a span of its own, so a spike on a dashboard
+// leads to that span; one that did not keeps its caller's context (its
+// hold span is not started yet), whose span is in the same trace.
+func exemplarContext(ctx context.Context, acquire trace.Span) context.Context {
+	if acquire == nil || !acquire.SpanContext().IsSampled() {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, acquire)
 }

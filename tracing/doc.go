@@ -130,11 +130,30 @@
 // The two active counts are kept by the Observer (an atomic add per
 // change) and reported by a callback when the reader collects: several
 // Observers on one MeterProvider add up. An Observer that is dropped stops
-// reporting. docs/metrics.md shows the names as Prometheus spells them.
+// reporting. zklock.hold.lost starts at 0 for every reason with the first
+// acquire of a class and kind (five series each), so that a rate or
+// increase in Prometheus counts the first loss. docs/metrics.md shows the
+// names as Prometheus spells them.
 //
 // The histograms' bucket boundaries suit 1 ms to 60 s: 1, 2.5, 5, 10, 25,
 // 50, 100, 250, 500 ms, 1, 2.5, 5, 10, 30, 60 s. An SDK View can change
 // them.
+//
+// # Exemplars
+//
+// A wait recorded in zklock.acquire.duration carries the trace context of
+// the acquire, so that the OpenTelemetry SDK can keep it as an exemplar
+// (trace and span id) and a spike on a dashboard leads to the trace of an
+// acquire that made it. An acquire that waited or failed is recorded under
+// its own zklock.acquire span; one that took its lock at once under the
+// span of its caller's context (its hold span, in the same trace, starts
+// after). The SDK (go.opentelemetry.io/otel/sdk/metric v1.28 and later)
+// keeps exemplars of measurements made under a sampled span by default
+// (OTEL_METRICS_EXEMPLAR_FILTER=trace_based; always_off turns them off),
+// one per histogram bucket and collection. The Prometheus exporter writes
+// them in the OpenMetrics text format only: serve it with
+// promhttp.HandlerOpts{EnableOpenMetrics: true}. docs/metrics.md says
+// where exemplars do not reach a dashboard.
 //
 // # Cardinality
 //

@@ -8,6 +8,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
+
+	"github.com/zklockkit/zklockkit/zklock"
 )
 
 // Metric names.
@@ -106,4 +108,19 @@ func newInstruments(m metric.Meter, reg *registry, owner *Observer) instruments 
 	}
 	runtime.AddCleanup(owner, func(cb metric.Registration) { _ = cb.Unregister() }, cb)
 	return ins
+}
+
+// lostReasons are the values of zklock.lost.reason: the zklock.LossReason
+// names.
+var lostReasons = []zklock.LossReason{zklock.LossSessionExpired, zklock.LossSessionUnverified,
+	zklock.LossNodeDeleted, zklock.LossClientClosed, zklock.LossPartner}
+
+// zeroLost starts the lost-lease counter of a new series at 0 for every
+// reason, so that its first loss is an increase from 0: Prometheus's
+// increase() and rate() cannot count the first value of a series that is
+// born at 1, and an alert on losses would miss a class's first one.
+func (ins instruments) zeroLost(s *series) {
+	for _, r := range lostReasons {
+		ins.lost.Add(context.Background(), 0, s.lost(r.String()))
+	}
 }

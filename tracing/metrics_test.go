@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -142,5 +144,37 @@ func TestIntegration_SharedObserver(t *testing.T) {
 	}
 	if k := obs.InFlight(); k != 0 {
 		t.Errorf("observer still tracks %d locks", k)
+	}
+}
+
+// The lost-lease counter of a class and kind starts at 0 for every
+// reason with its first acquire, before any loss: Prometheus's increase()
+// cannot count the first value of a series born at 1, and an alert on
+// losses (docs/prometheus/zklock-rules.yml) would miss a class's first.
+func TestIntegration_LostCounterStartsAtZero(t *testing.T) {
+	tel := newTelemetry(t)
+	c := connect(t, zktest.UniqueRoot(t), zklock.WithObserver(tel.observer()))
+	l, err := c.Acquire(context.Background(), "accounts/42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(context.Background())
+	m, ok := tel.metrics(t)[tracing.MetricHoldLost]
+	if !ok {
+		t.Fatalf("no %s before any loss", tracing.MetricHoldLost)
+	}
+	var reasons []string
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		class, _ := dp.Attributes.Value(tracing.ResourceClassKey)
+		reason, _ := dp.Attributes.Value(tracing.LostReasonKey)
+		errType, _ := dp.Attributes.Value(tracing.ErrorTypeKey)
+		if dp.Value != 0 || class.AsString() != "accounts/{id}" || errType.AsString() != "lease_lost" {
+			t.Errorf("point %v = %d", dp.Attributes.ToSlice(), dp.Value)
+		}
+		reasons = append(reasons, reason.AsString())
+	}
+	slices.Sort(reasons)
+	if got := strings.Join(reasons, ","); got != "client_closed,node_deleted,partner_lost,session_expired,session_unverified" {
+		t.Errorf("reasons %s", got)
 	}
 }

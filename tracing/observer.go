@@ -142,6 +142,7 @@ func NewObserver(opts ...Option) *Observer {
 	}
 	o.ins = newInstruments(cfg.meterProvider.Meter(ScopeName,
 		metric.WithInstrumentationVersion(Version())), o.series, o)
+	o.series.onNew = o.ins.zeroLost
 	return o
 }
 

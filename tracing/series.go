@@ -105,6 +105,7 @@ const (
 // registry holds the series of an Observer.
 type registry struct {
 	user     []attribute.KeyValue // the user's metric attributes
+	onNew    func(*series)        // called with each new series, r.mu held
 	mu       sync.RWMutex
 	byKey    map[seriesKey]*series
 	all      []*series // byKey's values, and overflow once used, in order of creation
@@ -135,6 +136,7 @@ func (r *registry) get(class, kind string) *series {
 		if r.overflow == nil {
 			r.overflow = newSeries(append([]attribute.KeyValue{attribute.Bool("otel.metric.overflow", true)}, r.user...))
 			r.all = append(r.all, r.overflow)
+			r.announce(r.overflow)
 		}
 		return r.overflow
 	}
@@ -143,7 +145,14 @@ func (r *registry) get(class, kind string) *series {
 	s = newSeries(append(kv, r.user...))
 	r.byKey[k] = s
 	r.all = append(r.all, s)
+	r.announce(s)
 	return s
+}
+
+func (r *registry) announce(s *series) {
+	if r.onNew != nil {
+		r.onNew(s)
+	}
 }
 
 // each calls f for every series.

@@ -46,6 +46,13 @@ func (m Mode) String() string {
 // With; acquire options read as the request they make:
 //
 //	c.Acquire(ctx, "reports", zklock.Read, zklock.MaxWait(5*time.Second))
+//
+// Options that ask for different things are refused with ErrInvalidOption,
+// whatever their order: two different modes, Read or Write with Limit
+// (a semaphore has no read or write side), two different limits, Try with
+// MaxWait. Exclusive with Limit is the semaphore. A MaxWait or LeaseLabel
+// given again replaces the earlier one (front ends put a rule's own
+// options after the user's).
 type AcquireOption interface{ applyAcquire(*acquireConfig) }
 
 // QueueOption configures a look at a resource's queue (QueuePath, Inspect,
@@ -77,6 +84,18 @@ type acquireConfig struct {
 	label   string
 	data    []byte // node data instead of the owner record (elections)
 	layout  string // node name marker instead of the mode's (Lead's MutexLayout)
+	// given is the Mode option given, if hasGiven (a Limit sets mode
+	// alone), so that a second, different one is refused.
+	given    Mode
+	hasGiven bool
+	err      error // the first pair of options that exclude each other
+}
+
+// refuse records the first conflict between options.
+func (c *acquireConfig) refuse(format string, a ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, a...)...)
+	}
 }
 
 // newAcquireConfig applies opts, skipping nil ones.
@@ -126,13 +145,39 @@ func MaxWait(d time.Duration) AcquireOption {
 
 // applyAcquire makes a Mode an AcquireOption: Exclusive (the default),
 // Read or Write. A semaphore is asked for with Limit, an election with
-// Campaign or Lead.
-func (m Mode) applyAcquire(c *acquireConfig) { c.mode = m }
+// Campaign or Lead. Two different modes exclude each other, and so do
+// Read or Write and a Limit, in either order (ErrInvalidOption); Exclusive
+// with a Limit is the semaphore.
+func (m Mode) applyAcquire(c *acquireConfig) {
+	switch {
+	case c.hasGiven && c.given != m:
+		c.refuse("modes %v and %v exclude each other: give one", c.given, m)
+	case c.limit != 0 && sided(m):
+		c.refuse("%v and Limit exclude each other: a semaphore has no read or write side", m)
+	}
+	c.given, c.hasGiven = m, true
+	if c.limit == 0 {
+		c.mode = m
+	}
+}
+
+// sided reports whether m is a side of a read/write lock, which a
+// semaphore does not have.
+func sided(m Mode) bool { return m == Read || m == Write }
 
 type limitOption int
 
-func (n limitOption) applyAcquire(c *acquireConfig) { c.mode, c.limit = Semaphore, int(n) }
-func (n limitOption) applyQueue(c *queueConfig)     { c.limit = int(n) }
+func (n limitOption) applyAcquire(c *acquireConfig) {
+	switch {
+	case c.limit != 0 && c.limit != int(n):
+		c.refuse("Limit(%d) and Limit(%d) exclude each other: give one", c.limit, int(n))
+	case c.hasGiven && sided(c.given):
+		c.refuse("%v and Limit exclude each other: a semaphore has no read or write side", c.given)
+	}
+	c.mode, c.limit = Semaphore, int(n)
+}
+
+func (n limitOption) applyQueue(c *queueConfig) { c.limit = int(n) }
 
 // Limit makes the acquire a semaphore of n holders (n >= 1). The limit is
 // stored with the resource by its first user; an acquire with another one
@@ -160,6 +205,8 @@ func LeaseLabel(s string) AcquireOption {
 // check reports options that cannot go together.
 func (c *acquireConfig) check() error {
 	switch {
+	case c.err != nil:
+		return c.err
 	case c.try && c.maxWait != 0:
 		return fmt.Errorf("%w: Try and MaxWait exclude each other: a try never waits", ErrInvalidOption)
 	case c.maxWait < 0:

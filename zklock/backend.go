@@ -42,7 +42,7 @@ type blocker interface {
 	backend
 	// acquireParts takes every part of ts, in their (canonical) order,
 	// for st: a part a lender holds is borrowed (leaseState.borrow), the
-	// others queued for. It returns errs.PartLost when a part it held was
+	// others queued for. It returns errs.ErrPartLost when a part it held was
 	// lost while it waited for another (the shell then gives everything
 	// back and calls it again), and on error the part that failed and,
 	// if known, its session.
@@ -122,7 +122,7 @@ func (b *zkBackend) answerBound() time.Duration { return b.c.sess.AnswerBound() 
 // annotate says so when a wait ended while ZooKeeper was out of reach.
 func (b *zkBackend) annotate(err error) error {
 	if errs.IsCtxErr(err) && !errors.Is(err, ErrUnavailable) && b.c.sess.Unreachable() {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return errs.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err
 }
@@ -140,25 +140,22 @@ func (b *zkBackend) takeParts(a *acquisition) partTaker {
 	return p
 }
 
-func (b *zkBackend) observe(ctx context.Context, e Event) {
-	if len(b.c.cfg.observers) == 0 {
-		return
-	}
-	if e.Time.IsZero() {
-		e.Time = time.Now()
-	}
-	for _, o := range b.c.cfg.observers {
-		o.Observe(ctx, e)
-	}
-}
+func (b *zkBackend) observe(ctx context.Context, e Event) { notify(ctx, b.c.cfg.observers, e) }
 
-// sessionState reports a suspension or a resumption to the observers.
-func (b *zkBackend) sessionState(s session.State, sid int64) {
+// connState reports a lost connection (EventSuspended) or a resumption
+// to the observers.
+func (b *zkBackend) connState(s session.Conn, sid int64) {
 	kind := EventSuspended
-	if s == session.Resumed {
+	if s == session.ConnResumed {
 		kind = EventResumed
 	}
 	b.observe(context.Background(), Event{Kind: kind, SessionID: sid})
+}
+
+// sessionStatus reports a change of the session's state to the
+// observers (EventState).
+func (b *zkBackend) sessionStatus(st session.Status, sid int64) {
+	b.observe(context.Background(), Event{Kind: EventState, State: SessionState(st), SessionID: sid})
 }
 
 // releaseHolds deletes every node of a lease being released (its own:

@@ -3,12 +3,16 @@ package zklock
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/dsn"
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
 )
@@ -43,7 +47,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, cfg.err
 	}
 	cfg.acl = append(slices.Clone(cfg.acl), cfg.adminACL...)
-	servers, err := checkServers(servers)
+	servers, err := dsn.CheckServers(servers)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +60,10 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		auth[i] = session.Auth{Scheme: a.scheme, Auth: a.auth}
 	}
 	scfg := session.Config{Servers: servers, SessionTimeout: cfg.sessionTimeout, LossMargin: cfg.lossMargin,
-		Dialer: cfg.dialer, Auth: auth, Logger: cfg.logger}
+		Dialer: cfg.dialer, Hosts: &dsn.Hosts{}, Auth: auth, Logger: cfg.logger}
 	if len(cfg.observers) > 0 {
-		scfg.OnState = c.b.sessionState
+		scfg.OnConn = c.b.connState
+		scfg.OnStatus = c.b.sessionStatus
 	}
 	c.sess = session.New(scfg)
 	c.q = queue.New(c.sess, queue.Config{ACL: cfg.acl, Logger: cfg.logger})
@@ -66,6 +71,122 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, err
 	}
 	return c, nil
+}
+
+// EnvPassword is the environment variable a connection string's digest
+// password is read from when the string names a user and gives no
+// password (see Open).
+const EnvPassword = dsn.EnvPassword
+
+// Open connects using a connection string, the way sql.Open takes a DSN.
+// It takes ZooKeeper's own connect string, the one Curator, kazoo, Kafka
+// and zkCli take, and a zk:// URL:
+//
+//	127.0.0.1:2181
+//	h1:2181,h2:2181,h3:2181/app
+//	h1,h2,h3/app?session_timeout=10s
+//	[::1]:2181
+//	zk://h1:2181,h2:2181/app?session_timeout=10s&label=worker
+//	zk://app@h1,h2/app?password_file=/run/secrets/zk
+//
+// The grammar:
+//
+//	dsn      = [ "zk://" [ userinfo "@" ] ] hosts [ path ] [ "?" params ] .
+//	hosts    = host { "," host } .
+//	host     = ( name | ipv4 | "[" ipv6 "]" ) [ ":" port ] .
+//	path     = "/" | znode path .
+//	params   = param { "&" param } .
+//	param    = "session_timeout=" duration | "loss_margin=" duration
+//	         | "label=" text | "password_file=" file path .
+//	userinfo = user [ ":" password ] .
+//
+// A host without a port gets the default port, 2181; a port is a number from 1 to
+// 65535; a host may appear once; blanks around a host are ignored. An
+// IPv6 address is written in brackets: a bare ::1 is refused, since its
+// last group could be read as a port. The path, when not just "/", is
+// the root under which named resources' queues live (WithRoot), and it is
+// ZooKeeper's chroot for RawPath resources: "/locks/job" on "zk1/app" is
+// /app/locks/job, as in Curator or kazoo connected to "zk1/app". A
+// "?" always starts the parameters, in both forms (a root holding "?" is
+// written %3F in the zk:// form), and each parameter may appear once, with
+// a value; durations are Go's (10s, 1500ms). In the zk:// form the path,
+// the user and the password are percent-decoded (write "@" as %40); the
+// native form is taken as written, as ZooKeeper does; hosts are never
+// decoded. Anything else, such as an empty part between commas, an
+// unknown scheme or parameter, or a root that is not a valid znode path,
+// is an error matching ErrInvalidOption whose message names the part; the
+// password is never part of a message.
+//
+// User info in the zk:// form authenticates with a digest (WithDigestAuth).
+// The password comes from exactly one of: the file named by password_file
+// (a regular file of at most 4 KiB, one trailing newline dropped: a
+// mounted secret, the recommended way), the URL (zk://app:pa%24%24@h1,
+// handy on a workstation, but the string then shows up wherever it is
+// passed, logged or printed), or, when the string gives neither, the
+// EnvPassword variable. A user without a password is an error. The native
+// form takes no user info. See docs/connecting.md.
+//
+// Options given to Open apply after the ones from the string, so they
+// override them.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Client, error) {
+	servers, dsnOpts, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return Connect(ctx, servers, append(dsnOpts, opts...)...)
+}
+
+// ParseDSN splits a connection string (see Open) into servers, as
+// "host:port" or "[ipv6]:port" with the default port filled in, and
+// options. It reads the password file or EnvPassword when the string asks
+// for them, and touches no network.
+func ParseDSN(s string) (servers []string, opts []Option, err error) {
+	d, err := dsn.Parse(s, dsn.Checks{Root: rootReason, Param: paramError})
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.Root != "" {
+		opts = append(opts, WithRoot(d.Root), withChroot(d.Root))
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.Params)) {
+		opts = append(opts, paramOption(name, d.Params[name]))
+	}
+	if d.User != "" {
+		opts = append(opts, WithDigestAuth(d.User, d.Password))
+	}
+	return d.Servers, opts, nil
+}
+
+// rootReason says why a connection string's root cannot be used, or "".
+func rootReason(path string) string {
+	err := validateZnodePath(path)
+	if err == nil {
+		return ""
+	}
+	if re := (*ResourceError)(nil); errors.As(err, &re) {
+		return re.Reason
+	}
+	return err.Error()
+}
+
+// paramOption is the client option a connection string's parameter sets.
+func paramOption(name string, value any) Option {
+	switch name {
+	case "session_timeout":
+		return WithSessionTimeout(value.(time.Duration))
+	case "loss_margin":
+		return WithLossMargin(value.(time.Duration))
+	case "label":
+		return WithLabel(value.(string))
+	}
+	return func(c *clientConfig) { c.setErr(fmt.Errorf("%w: unknown parameter %q", ErrInvalidOption, name)) }
+}
+
+// paramError checks a connection string's parameter as its option does.
+func paramError(name string, value any) error {
+	cfg := defaultClientConfig()
+	paramOption(name, value)(&cfg)
+	return cfg.err
 }
 
 // Close ends the session. Held leases are reported lost (LossClientClosed)
@@ -79,6 +200,63 @@ func (c *Client) Close() error {
 // SessionID returns the current ZooKeeper session id (0 before the first
 // session).
 func (c *Client) SessionID() int64 { return c.sess.ID() }
+
+// SessionState is what a Client knows of its ZooKeeper session now (see
+// Client.State).
+type SessionState int
+
+// Session states.
+const (
+	// SessionVerified: connected, and ZooKeeper's leader is proven to
+	// have heard from the session recently enough that a lease held now
+	// is kept: the session's proof of life reaches past now.
+	SessionVerified SessionState = iota + 1
+	// SessionSuspended: not verified. The client is disconnected, or
+	// connected to a server that has not been heard to reach its leader
+	// (a server cut off from the leader still answers pings). Held
+	// leases are kept until the proof runs out; then they are lost
+	// (LossSessionUnverified).
+	SessionSuspended
+	// SessionExpired: ZooKeeper expired the session: every lease on it
+	// was lost. The client is establishing a new session.
+	SessionExpired
+	// SessionClosed: the Client was closed.
+	SessionClosed
+)
+
+func (s SessionState) String() string {
+	switch s {
+	case SessionVerified:
+		return "verified"
+	case SessionSuspended:
+		return "suspended"
+	case SessionExpired:
+		return "expired"
+	case SessionClosed:
+		return "closed"
+	}
+	return "unknown"
+}
+
+// State returns the state of the client's session now, and a channel
+// that is closed when it next changes, so that a caller can wait for a
+// change without missing one:
+//
+//	for st, changed := c.State(); st != zklock.SessionClosed; st, changed = c.State() {
+//		log.Print("session ", st)
+//		<-changed
+//	}
+//
+// Observers also receive each change, as EventState (not the verified
+// state Connect establishes). Asking for the
+// state keeps the session proven for a session timeout, whether or not
+// the client holds locks (a sync through the leader every tenth of the
+// timeout), so that a health check polling State reports
+// SessionVerified only while the leader hears from the session.
+func (c *Client) State() (SessionState, <-chan struct{}) {
+	st, changed := c.sess.State()
+	return SessionState(st), changed
+}
 
 // Root returns the znode under which resource queues live.
 func (c *Client) Root() string { return c.cfg.root }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zklockkit/zklockkit/internal/canary"
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
@@ -24,8 +25,9 @@ import (
 // then deletes the read node, keeps the write lease, and returns an error
 // matching ErrDowngradeBlocked. If the session is lost before the write
 // node is gone (the delete waited out a partition), the read lease made
-// meanwhile is lost too: neither lease is held, and the error matches
-// ErrLeaseLost. Upgrading read to write is not offered: it deadlocks in
+// meanwhile is lost too: neither lease is held (the write lease has ended
+// with the loss: its Done is closed and Err says why), and the error
+// matches ErrLeaseLost. Upgrading read to write is not offered: it deadlocks in
 // every read/write lock recipe.
 func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	st := l.st
@@ -69,7 +71,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	}
 	if err := l.Err(); err != nil {
 		w.Fail(err)
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+		return nil, errs.Errorf("downgrade %q: %w", st.resource, err)
 	}
 	// Our read node holds as soon as the write node is gone.
 	h := w.Held()
@@ -90,8 +92,12 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 		// The write node's delete waited for ZooKeeper (a partition, a
 		// lost reply) while the session went unverified or expired: the
 		// read lease was lost before the caller had it, and a writer may
-		// have come in since. Neither lease is held.
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", st.resource, err)
+		// have come in since. Neither lease is held: the write lease
+		// ends now with the same loss (its Done closes, its contexts are
+		// cancelled), though its node's delete may still be under way in
+		// the background, so that its holder does not work on under it.
+		st.end(err)
+		return nil, errs.Errorf("downgrade %q: %w", st.resource, err)
 	}
 	return read, nil
 }

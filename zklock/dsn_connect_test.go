@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/dsn"
 )
 
 // Connect checks its servers as ParseDSN checks the hosts of a string: a
@@ -20,7 +22,7 @@ func TestConnectChecksServersLikeParseDSN(t *testing.T) {
 		"h1:", "h1:0", "h1:65536", "h1:x", ":2181", "::1", "[::1", "[::1]x", "[1.2.3.4]", "h 1", "a..b", "1.2.3.256",
 	} {
 		servers, _, perr := ParseDSN(h)
-		got, cerr := checkServers([]string{h})
+		got, cerr := dsn.CheckServers([]string{h})
 		if (perr == nil) != (cerr == nil) {
 			t.Errorf("%q: ParseDSN error %v, Connect's check %v", h, perr, cerr)
 			continue
@@ -58,15 +60,15 @@ func TestConnectChecksServersLikeParseDSN(t *testing.T) {
 			t.Errorf("Connect(%q) = %v, want ErrInvalidOption saying %q", h, err, want)
 		}
 	}
-	_, err := checkServers([]string{"h1:2181,h2:2181/app"})
+	_, err := dsn.CheckServers([]string{"h1:2181,h2:2181/app"})
 	if err == nil || !strings.Contains(err.Error(), "(a connection string goes to Open)") {
 		t.Errorf("a connection string given to Connect: %v", err)
 	}
-	_, err = checkServers([]string{"h1", "h1:2181"})
+	_, err = dsn.CheckServers([]string{"h1", "h1:2181"})
 	if err == nil || !strings.Contains(err.Error(), `server "h1:2181": given twice`) {
 		t.Errorf("a server given twice to Connect: %v", err)
 	}
-	if _, err := checkServers(nil); !errors.Is(err, ErrInvalidOption) {
+	if _, err := dsn.CheckServers(nil); !errors.Is(err, ErrInvalidOption) {
 		t.Errorf("no servers: %v", err)
 	}
 }

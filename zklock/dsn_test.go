@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/dsn"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -314,36 +315,36 @@ func FuzzParseDSN(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := parseDSN(s)
+		d, err := dsn.Parse(s, dsn.Checks{Root: rootReason, Param: paramError})
 		if err != nil {
 			if !errors.Is(err, ErrInvalidOption) {
 				t.Fatalf("ParseDSN(%q) = %v, not ErrInvalidOption", s, err)
 			}
 			return
 		}
-		if len(d.servers) == 0 {
+		if len(d.Servers) == 0 {
 			t.Fatalf("ParseDSN(%q) accepted no server", s)
 		}
-		for _, srv := range d.servers {
+		for _, srv := range d.Servers {
 			if _, _, err := net.SplitHostPort(srv); err != nil {
 				t.Fatalf("ParseDSN(%q) returned server %q: %v", s, srv, err)
 			}
 		}
-		if got, err := checkServers(d.servers); err != nil || !slices.Equal(got, d.servers) {
-			t.Fatalf("ParseDSN(%q) returned %q, which Connect checks as %q, %v", s, d.servers, got, err)
+		if got, err := dsn.CheckServers(d.Servers); err != nil || !slices.Equal(got, d.Servers) {
+			t.Fatalf("ParseDSN(%q) returned %q, which Connect checks as %q, %v", s, d.Servers, got, err)
 		}
-		native := strings.Join(d.servers, ",") + d.root
-		zkURL := "zk://" + strings.Join(d.servers, ",") + (&url.URL{Path: d.root}).EscapedPath()
+		native := strings.Join(d.Servers, ",") + d.Root
+		zkURL := "zk://" + strings.Join(d.Servers, ",") + (&url.URL{Path: d.Root}).EscapedPath()
 		for _, again := range []string{native, zkURL} {
-			if strings.Contains(d.root, "?") && again == native {
+			if strings.Contains(d.Root, "?") && again == native {
 				continue // a "?" starts the parameters; such a root needs the zk:// form
 			}
-			d2, err := parseDSN(again)
+			d2, err := dsn.Parse(again, dsn.Checks{Root: rootReason, Param: paramError})
 			if err != nil {
-				t.Fatalf("ParseDSN(%q) gave servers %q and root %q, but %q fails: %v", s, d.servers, d.root, again, err)
+				t.Fatalf("ParseDSN(%q) gave servers %q and root %q, but %q fails: %v", s, d.Servers, d.Root, again, err)
 			}
-			if !slices.Equal(d2.servers, d.servers) || d2.root != d.root {
-				t.Fatalf("ParseDSN(%q) = %q %q, but %q gives %q %q", s, d.servers, d.root, again, d2.servers, d2.root)
+			if !slices.Equal(d2.Servers, d.Servers) || d2.Root != d.Root {
+				t.Fatalf("ParseDSN(%q) = %q %q, but %q gives %q %q", s, d.Servers, d.Root, again, d2.Servers, d2.Root)
 			}
 		}
 	})

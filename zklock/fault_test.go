@@ -65,7 +65,7 @@ func TestIntegration_ConnectUnreachable(t *testing.T) {
 	if _, err := zklock.Connect(ctx, nil); !errors.Is(err, zklock.ErrInvalidOption) {
 		t.Fatalf("no servers: %v", err)
 	}
-	if _, err := zklock.Connect(ctx, []string{"no-port"}); !errors.Is(err, zklock.ErrInvalidOption) {
+	if _, err := zklock.Connect(ctx, []string{"no-port:"}); !errors.Is(err, zklock.ErrInvalidOption) {
 		t.Fatalf("bad server: %v", err)
 	}
 }

@@ -2,12 +2,12 @@ package zklock
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
 
@@ -272,13 +272,13 @@ func (st *leaseState) release(ctx context.Context) error {
 			st.finishRelease(ctx)
 			return nil
 		}
-		return fmt.Errorf("zklock: release of %q not yet confirmed (continuing in the background): %w", st.resource, err)
+		return errs.Errorf("release of %q not yet confirmed (continuing in the background): %w", st.resource, err)
 	}
 	select {
 	case <-st.done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("zklock: release of %q not yet confirmed: %w", st.resource, ctx.Err())
+		return errs.Errorf("release of %q not yet confirmed: %w", st.resource, ctx.Err())
 	}
 }
 

@@ -38,6 +38,9 @@ const (
 	// decides nothing on it: it lists again after a sync, then from
 	// another server, until its context ends. Path is its node.
 	EventDiverged
+	// EventState: the session's state changed (Client.State); State
+	// says to what. Changes are reported in order, on one goroutine.
+	EventState
 )
 
 func (k EventKind) String() string {
@@ -62,6 +65,8 @@ func (k EventKind) String() string {
 		return "resumed"
 	case EventDiverged:
 		return "diverged"
+	case EventState:
+		return "state"
 	}
 	return "unknown"
 }
@@ -69,7 +74,7 @@ func (k EventKind) String() string {
 // Event describes one step of a lock's life. ID is the same for every event
 // of one acquire and of the lease it produced, so an observer can pair them;
 // IDs are unique in the process, across Clients and MemoryLockers. Session
-// events (EventSuspended, EventResumed) have ID 0. A lease made by
+// events (EventSuspended, EventResumed, EventState) have ID 0. A lease made by
 // Lease.Downgrade reports EventAcquired (Wait 0) with no EventStarted.
 type Event struct {
 	Kind EventKind
@@ -91,6 +96,8 @@ type Event struct {
 	SessionID int64
 	Err       error
 	Time      time.Time
+	// State is the session's new state, for EventState.
+	State SessionState
 }
 
 // Observer receives lock events. Observe is called synchronously, within
@@ -107,7 +114,8 @@ type Event struct {
 // ZooKeeper's receive loop, which must not wait on an observer), so it can
 // arrive before EventAcquired when a lease is lost at once, or after
 // EventFailed for a multi-resource acquire that lost a part; likewise
-// EventSuspended and EventResumed may arrive out of order.
+// EventSuspended and EventResumed may arrive out of order. EventState
+// events arrive in order, from one goroutine.
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
@@ -125,14 +133,16 @@ var eventIDs atomic.Uint64
 // nextID returns a process-wide unique acquire ID.
 func nextID() uint64 { return eventIDs.Add(1) }
 
-func (c *Client) observe(ctx context.Context, e Event) {
-	if len(c.cfg.observers) == 0 {
+// notify stamps e with the time when it has none and hands it to each
+// observer in turn.
+func notify(ctx context.Context, observers []Observer, e Event) {
+	if len(observers) == 0 {
 		return
 	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	for _, o := range c.cfg.observers {
+	for _, o := range observers {
 		o.Observe(ctx, e)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // Defaults for Client options.
@@ -59,7 +60,7 @@ func defaultClientConfig() clientConfig {
 func WithRoot(path string) Option {
 	return func(c *clientConfig) {
 		if err := validateZnodePath(path); err != nil {
-			c.setErr(fmt.Errorf("%w: root: %w", ErrInvalidOption, err))
+			c.setErr(errs.Errorf("%w: root: %w", ErrInvalidOption, err))
 			return
 		}
 		c.root = path

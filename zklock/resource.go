@@ -69,12 +69,17 @@ func UnescapeResource(name string) (string, bool) {
 }
 
 // ValidateResource reports whether r can be used as a resource name: not
-// empty, at most MaxResourceLen bytes, valid UTF-8, and free of control
-// characters. The error is a *ResourceError.
+// empty, at most MaxResourceLen bytes, valid UTF-8, free of control
+// characters, and not starting with "/". A name that starts with "/"
+// looks like a znode path, and is refused rather than escaped into a
+// queue that a Curator or kazoo service locking that path would never
+// meet: such a path is given with RawPath. The error is a *ResourceError.
 func ValidateResource(r string) error {
 	switch {
 	case r == "":
 		return &ResourceError{Resource: r, Reason: "empty name"}
+	case r[0] == '/':
+		return &ResourceError{Resource: r, Reason: `starts with "/": a name is not a znode path; to lock this znode, as Curator and kazoo do, pass RawPath()`}
 	case len(r) > MaxResourceLen:
 		return &ResourceError{Resource: r, Reason: "longer than 1024 bytes"}
 	case !utf8.ValidString(r):

@@ -120,10 +120,10 @@ func (a *acquisition) configure() error {
 	}
 	if bound := a.b.answerBound(); cfg.try && bound > 0 && !canary.On(canary.TryUnbounded) {
 		// A try never waits for the queue, nor on the backend past its
-		// answer bound: it then answers ErrUnavailable (errs.TryBound), and
+		// answer bound: it then answers ErrUnavailable (errs.ErrTryBound), and
 		// its on-the-spot delete of a node that found the lock busy stops
 		// at the same deadline.
-		ctx, cancelTry := context.WithTimeoutCause(a.ctx, bound, errs.TryBound)
+		ctx, cancelTry := context.WithTimeoutCause(a.ctx, bound, errs.ErrTryBound)
 		cancel := a.cancel
 		a.ctx, a.cancel = ctx, func() { cancelTry(); cancel() }
 	}
@@ -227,7 +227,7 @@ func (a *acquisition) again(err error) error {
 	if a.st != nil {
 		a.st.abandon()
 	}
-	if !errors.Is(err, errs.PartLost) {
+	if !errors.Is(err, errs.ErrPartLost) {
 		return err
 	}
 	if a.ctx.Err() != nil {
@@ -288,7 +288,7 @@ func (a *acquisition) result() (*Lease, error) {
 // failure reports the acquire's failure with err at resource failed, whose
 // node was on session sid, and returns the error for the caller.
 func (a *acquisition) failure(err error, failed string, sid int64) error {
-	err = fmt.Errorf("zklock: acquire %q: %w", failed, a.b.annotate(err))
+	err = errs.Errorf("acquire %q: %w", failed, a.b.annotate(err))
 	a.b.observe(a.caller, Event{Kind: EventFailed, ID: a.id, Resource: joinResources(a.resources), Resources: a.resources, Mode: a.cfg.mode,
 		Wait: time.Since(a.start), Err: err, SessionID: sid})
 	return err

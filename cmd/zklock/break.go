@@ -93,12 +93,6 @@ Examples:
 func deleteNode(ctx context.Context, conn *zk.Conn, path string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- conn.Delete(path, -1) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	_, err := zkDo(ctx, func() (struct{}, error) { return struct{}{}, conn.Delete(path, -1) })
+	return err
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/duration"
 	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zklock"
 )
@@ -44,8 +44,8 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `servers`: ZooKeeper's connect string \"h1:2181,h2:2181/root\" or \"zk://h1,h2/root?session_timeout=10s\" (default $"+zkenv.EnvServers+", else "+zkenv.DefaultServers+")")
 	fs.StringVar(&c.root, "root", "", "znode under which resource queues live (default: the path (chroot) of --servers, else "+zklock.DefaultRoot+")")
-	fs.DurationVar(&c.sessionTimeout, "session-timeout", 0, "ZooKeeper session timeout to ask for (default: from --servers, else "+zklock.DefaultSessionTimeout.String()+")")
-	fs.DurationVar(&c.connectTimeout, "connect-timeout", DefaultConnectTimeout, "give up (exit 113) when no session is established within this `duration`")
+	duration.Var(fs, &c.sessionTimeout, "session-timeout", 0, "ZooKeeper session timeout (`duration`) to ask for (default: from --servers, else "+zklock.DefaultSessionTimeout.String()+")")
+	duration.Var(fs, &c.connectTimeout, "connect-timeout", DefaultConnectTimeout, "give up (exit 113) when no session is established within this `duration`")
 	fs.StringVar(&c.user, "user", "", "digest authentication `user` (zklock.WithDigestAuth): nodes created are writable only by this identity")
 	fs.StringVar(&c.password, "password", "", "digest authentication `password` (default $"+EnvPassword+")")
 	fs.StringVar(&c.label, "label", "", "`label` stored in lock nodes' owner data, shown by show/ls/watch (run: default CMD's name)")
@@ -64,6 +64,9 @@ func (c *connFlags) dsn() string {
 // The connection string is checked by zklock.ParseDSN, whose message
 // names the bad part.
 func (c *connFlags) validate(cmd string) ([]string, error) {
+	if err := c.validateServers(cmd); err != nil {
+		return nil, err
+	}
 	servers, _, err := zklock.ParseDSN(c.dsn())
 	if err != nil {
 		from := "--servers"
@@ -95,6 +98,26 @@ func (c *connFlags) validate(cmd string) ([]string, error) {
 		return nil, err
 	}
 	return servers, nil
+}
+
+// validateServers refuses an empty --servers, and a $ZKLOCK_SERVERS that
+// is set but empty when --servers is not given: most often a variable
+// meant to hold the ensemble did not ("--servers $ZK" with ZK unset), and
+// falling back to the default would silently read or lock on whatever
+// ZooKeeper runs there.
+func (c *connFlags) validateServers(cmd string) error {
+	if isSet(c.fs, "servers") {
+		if strings.TrimSpace(c.servers) == "" {
+			return usageErrorf(cmd, "bad --servers %q: empty; name ZooKeeper's servers (e.g. zk1:2181,zk2:2181), or leave --servers out to use $%s, else %s",
+				c.servers, zkenv.EnvServers, zkenv.DefaultServers)
+		}
+		return nil
+	}
+	if s, ok := os.LookupEnv(zkenv.EnvServers); ok && strings.TrimSpace(s) == "" {
+		return usageErrorf(cmd, "$%s is set but empty: set it to ZooKeeper's servers, or unset it to use %s",
+			zkenv.EnvServers, zkenv.DefaultServers)
+	}
+	return nil
 }
 
 // options returns the zklock options the flags ask for (after validate).
@@ -139,9 +162,6 @@ func (c *connFlags) open(ctx context.Context, cmd string) (*zklock.Client, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
 	defer cancel()
-	if err := resolvable(ctx, servers); err != nil {
-		return nil, withCode(ExitUnreachable, err)
-	}
 	client, err := openBounded(ctx, c.dsn(), opts)
 	switch {
 	case err == nil:
@@ -152,9 +172,9 @@ func (c *connFlags) open(ctx context.Context, cmd string) (*zklock.Client, error
 			name = "--connect-timeout"
 		}
 		return nil, withCode(ExitUnreachable, fmt.Errorf("cannot reach ZooKeeper at %s within %v (%s): %s",
-			strings.Join(servers, ","), c.connectTimeout, name, strings.ReplaceAll(err.Error(), "zklock: ", "")))
+			strings.Join(servers, ","), c.connectTimeout, name, errText(err)))
 	case errors.Is(err, zklock.ErrInvalidOption):
-		return nil, usageErrorf(cmd, "%s", trimPrefix(err))
+		return nil, usageErrorf(cmd, "%s", errText(err))
 	}
 	return nil, err
 }
@@ -184,31 +204,4 @@ func openBounded(ctx context.Context, dsn string, opts []zklock.Option) (*zklock
 		}()
 		return nil, fmt.Errorf("%w: %w", zklock.ErrUnavailable, ctx.Err())
 	}
-}
-
-// resolvable fails when no server's host name resolves: go-zookeeper
-// reports that as a bad option, but for an operator it means ZooKeeper
-// cannot be reached (a typo, or DNS down).
-func resolvable(ctx context.Context, servers []string) error {
-	var firstErr error
-	for _, s := range servers {
-		host, _, _ := net.SplitHostPort(s)
-		if net.ParseIP(host) != nil {
-			return nil
-		}
-		_, err := net.DefaultResolver.LookupHost(ctx, host)
-		if err == nil {
-			return nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return fmt.Errorf("cannot resolve any ZooKeeper server name: %v", firstErr)
-}
-
-// trimPrefix drops the "zklock: " that errors of package zklock start
-// with, since Main prefixes its own.
-func trimPrefix(err error) string {
-	return strings.TrimPrefix(err.Error(), "zklock: ")
 }

@@ -10,7 +10,8 @@
 //
 // # Commands
 //
-//	zklock ls [PREFIX]                  resources in use, with holders and queue length
+//	zklock ls [PREFIX]                  resources in use, with holders and queue length; --all, --json
+//	zklock top [PREFIX]                 live view of the most contended resources across hosts; --once, --json
 //	zklock show RESOURCE                holder and ordered waiters (owner, token, age); --json, --raw
 //	zklock watch RESOURCE               live view: redraws on a terminal, one line per change when piped; --json
 //	zklock run RESOURCE [--shared | --limit N] [--wait D | --try] [-E N] -- CMD [ARGS...]
@@ -22,7 +23,7 @@
 // $ZKLOCK_SERVERS; --root; --session-timeout; --connect-timeout; --user and
 // --password for digest authentication; --tls, --tls-ca, --tls-cert,
 // --tls-key, --tls-server-name), before or after its name, and --help.
-// Flags of ls, show and watch may follow their arguments.
+// Flags of ls, top, show, watch and break may follow their arguments.
 //
 // # Exit codes
 //

@@ -17,8 +17,8 @@ const (
 	ExitOK = 0
 	// ExitError: any other failure, e.g. ZooKeeper refused an operation.
 	ExitError = 1
-	// ExitUsage: bad flags or arguments, unknown subcommand, missing
-	// command after "--".
+	// ExitUsage: bad flags or arguments, unknown subcommand, no CMD for
+	// run.
 	ExitUsage = 2
 	// ExitBusy: run --try found the lock held (or others queued ahead).
 	// -E/--conflict-exit-code replaces it.
@@ -48,7 +48,7 @@ const (
 const exitCodeTable = `Exit codes:
   0        success (run: CMD exited 0)
   1        other error (e.g. ZooKeeper refused the operation)
-  2        usage error: bad flag or argument, unknown subcommand, no command after --
+  2        usage error: bad flag or argument, unknown subcommand, run without CMD
   111      busy: --try and the lock is held by someone else (-E N: N instead)
   112      timeout: --wait passed before the lock was acquired (-E N: N instead)
   113      ZooKeeper unavailable: no session within --connect-timeout, or

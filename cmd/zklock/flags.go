@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/zklockkit/zklockkit/internal/duration"
 )
 
 // command is one subcommand of zklock.
@@ -44,7 +46,7 @@ func parseArgs(fs *flag.FlagSet, args []string, interspersed bool) ([]string, er
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, errHelp
 			}
-			return nil, err
+			return nil, flagError(fs, err)
 		}
 		rest := fs.Args()
 		if !interspersed || len(rest) == 0 {
@@ -56,6 +58,18 @@ func parseArgs(fs *flag.FlagSet, args []string, interspersed bool) ([]string, er
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// flagError is err, the flag package's error for a bad flag, or for a bad
+// duration the flag's own message (`bad --wait "5": missing unit, did you
+// mean 5s? ...`) without the flag package's words before it.
+func flagError(fs *flag.FlagSet, err error) error {
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := f.Value.(*duration.Value); ok && v.Err() != nil {
+			err = v.Err()
+		}
+	})
+	return err
 }
 
 // printUsage writes the manual of c with its flags to w.

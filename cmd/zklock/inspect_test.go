@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -104,7 +105,7 @@ func TestLsAndShow(t *testing.T) {
 	})
 	t.Run("ls empty", func(t *testing.T) {
 		r := zkl(t, nil, "ls", "--root", root, "nothing/")
-		if r.code != 0 || !strings.Contains(r.stdout, `no resources starting with "nothing/" under `+root) {
+		if r.code != 0 || !strings.Contains(r.stdout, `no resources in use starting with "nothing/" under `+root) {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
@@ -274,5 +275,48 @@ func TestWatchFor(t *testing.T) {
 		!strings.Contains(lines[0], "token "+strconv.FormatInt(lease.Token(), 10)) ||
 		!strings.Contains(lines[1], "waiting   pos 1  exclusive  waiter") || !strings.HasSuffix(lines[2], "queue     1 holder, 1 waiting") {
 		t.Errorf("watch output:\n%s", r.stdout)
+	}
+}
+
+// TestLsHidesEmptyQueues: ls lists resources in use; an empty queue (its
+// container node not yet removed by ZooKeeper) shows only with --all,
+// marked as such.
+func TestLsHidesEmptyQueues(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	holdWithWaiters(t, root, "jobs/a", "holder-a", "waiter")
+	c := client(t, root)
+	// An empty queue as an acquire leaves it once released, made directly:
+	// a container that never had a child is never removed, so the test
+	// cannot race ZooKeeper's container cleanup.
+	if _, err := c.Conn().CreateContainer(root+"/"+zklock.EscapeResource("jobs/idle"), nil, zk.FlagContainer, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(stdout string) []string {
+		var rs []string
+		for _, line := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+			rs = append(rs, strings.Join(strings.Fields(line), " "))
+		}
+		return rs
+	}
+	r := zkl(t, nil, "ls", "--root", root)
+	if got := rows(r.stdout); r.code != 0 || len(got) != 1 || !strings.HasPrefix(got[0], "jobs/a 1 1 holder-a") {
+		t.Errorf("ls: exit %d, rows %q; want jobs/a alone (stderr %q)", r.code, got, r.stderr)
+	}
+	r = zkl(t, nil, "ls", "--root", root, "--all")
+	if got := rows(r.stdout); r.code != 0 || len(got) != 2 || got[1] != "jobs/idle 0 0 (empty) - -" {
+		t.Errorf("ls --all: exit %d, rows %q; want jobs/a and \"jobs/idle 0 0 (empty) - -\"", r.code, got)
+	}
+	r = zkl(t, nil, "ls", "--root", root, "--json")
+	var doc struct{ Resources []queueDoc }
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Resources) != 1 || doc.Resources[0].Resource != "jobs/a" {
+		t.Errorf("ls --json: %v, %s", err, r.stdout)
+	}
+	r = zkl(t, nil, "ls", "--root", root, "--json", "--all")
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Resources) != 2 || doc.Resources[1].Resource != "jobs/idle" {
+		t.Errorf("ls --json --all: %v, %s", err, r.stdout)
+	}
+	r = zkl(t, nil, "ls", "--root", root, "jobs/idle")
+	if want := `no resources in use starting with "jobs/idle" under ` + root + " (1 empty queue: --all lists them)\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("ls jobs/idle: exit %d, stdout %q; want %q", r.code, r.stdout, want)
 	}
 }

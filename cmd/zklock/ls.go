@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"text/tabwriter"
@@ -19,15 +20,19 @@ var lsCommand = &command{
 	summary:      "resources in use (names starting with PREFIX), with holder and queue length",
 	interspersed: true,
 	help: `
-Ls lists the resources that have a queue under the root, with how many
-hold and wait, the first holder and how long it has held. Queues at raw
-znode paths (show --raw) are not listed.
+Ls lists the resources in use under the root (a queue with at least one
+lock node), with how many hold and wait, the first holder and how long it
+has held. An empty queue (its last node gone; ZooKeeper deletes the empty
+queue's container node within a minute or so) is not listed unless --all
+asks for it; it then shows as "(empty)". Queues at raw znode paths (show
+--raw) are not listed.
 
 Example:
   zklock ls
   zklock ls billing/ --json`,
 	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
 		asJSON := registerJSON(fs)
+		all := fs.Bool("all", false, "list empty queues too (no holder, no waiter), marked (empty)")
 		return func(e *env, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("ls", "at most one PREFIX expected, got %d arguments: %q", len(args), args)
@@ -46,6 +51,11 @@ Example:
 			if err != nil {
 				return err
 			}
+			inUse := slices.DeleteFunc(slices.Clone(queues), emptyQueue)
+			empty := len(queues) - len(inUse)
+			if !*all {
+				queues = inUse
+			}
 			now := time.Now()
 			if *asJSON {
 				out := struct {
@@ -61,23 +71,26 @@ Example:
 				return enc.Encode(out)
 			}
 			if len(queues) == 0 {
+				what := "no resources in use"
 				if prefix != "" {
-					_, err = fmt.Fprintf(e.stdout, "no resources starting with %q under %s\n", clean(prefix), c.Root())
-				} else {
-					_, err = fmt.Fprintf(e.stdout, "no resources under %s\n", c.Root())
+					what += fmt.Sprintf(" starting with %q", clean(prefix))
 				}
+				note := ""
+				if empty > 0 {
+					note = fmt.Sprintf(" (%d empty %s: --all lists them)", empty, plural(empty, "queue", "queues"))
+				}
+				_, err = fmt.Fprintf(e.stdout, "%s under %s%s\n", what, c.Root(), note)
 				return err
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "RESOURCE\tHOLDERS\tWAITING\tHOLDER\tTOKEN\tAGE")
 			for _, q := range queues {
 				hs, ws := q.Holders(), q.Waiters()
-				holder, token, age := "-", "-", "-"
+				holder, token, age := holderText(hs), "-", "-"
+				if emptyQueue(q) {
+					holder = "(empty)"
+				}
 				if len(hs) > 0 {
-					holder = ownerText(hs[0].Owner)
-					if len(hs) > 1 {
-						holder += fmt.Sprintf(" +%d", len(hs)-1)
-					}
 					token = strconv.FormatInt(hs[0].Token, 10)
 					age = formatAge(now.Sub(hs[0].Created))
 				}
@@ -116,6 +129,18 @@ func listQueues(ctx context.Context, c *zklock.Client, prefix string, timeout ti
 		}
 	}
 	return queues, nil
+}
+
+// emptyQueue reports whether q has no node at all: no holder, no waiter,
+// and no child of a layout zklock does not know.
+func emptyQueue(q *zklock.Queue) bool { return len(q.Nodes) == 0 && len(q.Unknown) == 0 }
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // ownerText is an owner in a few words: "label (host, pid N)".

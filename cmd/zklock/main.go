@@ -26,10 +26,11 @@ type env struct {
 var commands []*command
 
 func init() {
-	commands = []*command{lsCommand, showCommand, watchCommand, runCommand, breakCommand, completionCommand}
+	commands = []*command{lsCommand, topCommand, showCommand, watchCommand, runCommand, breakCommand, completionCommand}
 }
 
-// commandNames is "ls, show, watch, run, break, completion", for messages.
+// commandNames is "ls, top, show, watch, run, break, completion", for
+// messages.
 func commandNames() string {
 	names := make([]string, len(commands))
 	for i, c := range commands {
@@ -55,8 +56,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if name != "" {
 			prefix += " " + name
 		}
-		msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "zklock: "), "\n", "; ")
-		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, errText(err))
 	}
 	return codeOf(err)
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/duration"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -81,13 +82,13 @@ Examples:
 	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
 		o := &runOpts{cf: cf, fs: fs}
 		fs.StringVar(&o.resource, "resource", "", "the resource to lock (instead of the RESOURCE argument)")
-		fs.DurationVar(&o.wait, "wait", 0, "give up with exit code 112 when the lock is not acquired within this `duration` (default: wait as long as it takes)")
+		duration.Var(fs, &o.wait, "wait", 0, "give up with exit code 112 when the lock is not acquired within this `duration` (default: wait as long as it takes)")
 		fs.BoolVar(&o.try, "try", false, "do not wait: exit with code 111 at once when the lock is held, 113 when ZooKeeper does not answer within min(session timeout/3, 1s)")
 		fs.BoolVar(&o.shared, "shared", false, "take a shared (read) lock: other --shared runs may hold it at the same time")
 		fs.IntVar(&o.limit, "limit", 0, "take one of `N` slots of a semaphore: up to N runs hold it at once")
 		fs.Var(&o.conflict, "conflict-exit-code", "exit `code` (0 to 255) when --try finds the lock held or --wait passes (default 111 and 112), as flock -E")
 		fs.Var(&o.conflict, "E", "short for --conflict-exit-code `code`")
-		fs.DurationVar(&o.grace, "grace", DefaultGrace, "after a lost lease, time between SIGTERM and SIGKILL to CMD")
+		duration.Var(fs, &o.grace, "grace", DefaultGrace, "after a lost lease, the time (`duration`) between SIGTERM and SIGKILL to CMD")
 		fs.BoolVar(&o.raw, "raw", false, "the resource is a raw znode path, e.g. /locks/foo of a Curator or kazoo service")
 		return o.run
 	},
@@ -108,6 +109,9 @@ type runOpts struct {
 	// releaseTimeout bounds the release after CMD (--connect-timeout,
 	// also under --try, whose bound applies to the acquire).
 	releaseTimeout time.Duration
+	// missingCmd says what is missing when no CMD follows, in the words
+	// of what was typed (set by command).
+	missingCmd string
 }
 
 // forwarded are the signals passed on to CMD; the first four end zklock
@@ -117,7 +121,11 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sys
 // command splits the positional arguments into RESOURCE (unless
 // --resource gave it) and CMD, parsing any flags between RESOURCE and "--".
 func (o *runOpts) command(e *env, args []string) ([]string, error) {
+	o.missingCmd = "missing CMD after --"
 	if isSet(o.fs, "resource") {
+		if !e.dashed {
+			o.missingCmd = fmt.Sprintf("missing CMD after --resource %q: zklock run --resource R [flags] -- CMD [ARGS...]", o.resource)
+		}
 		return args, nil
 	}
 	if len(args) == 0 || e.dashed {
@@ -126,7 +134,9 @@ func (o *runOpts) command(e *env, args []string) ([]string, error) {
 	o.resource, args = args[0], args[1:]
 	i := slices.Index(args, "--")
 	if i < 0 {
-		return args, nil // etcdctl's form: every word after RESOURCE is CMD
+		// etcdctl's form: every word after RESOURCE is CMD
+		o.missingCmd = fmt.Sprintf("missing CMD after RESOURCE %q: zklock run RESOURCE [flags --] CMD [ARGS...]", o.resource)
+		return args, nil
 	}
 	if i > 0 {
 		extra, err := parseArgs(o.fs, args[:i], false)
@@ -145,7 +155,7 @@ func (o *runOpts) validate(args []string) error {
 	case o.resource == "":
 		return usageErrorf("run", "missing RESOURCE: zklock run RESOURCE -- CMD (or --resource R -- CMD)")
 	case len(args) == 0:
-		return usageErrorf("run", "no command given after --")
+		return usageErrorf("run", "%s", o.missingCmd)
 	case o.try && isSet(o.fs, "wait"):
 		return usageErrorf("run", "--try and --wait exclude each other")
 	case isSet(o.fs, "wait") && o.wait <= 0:
@@ -159,11 +169,11 @@ func (o *runOpts) validate(args []string) error {
 	case o.raw && !strings.HasPrefix(o.resource, "/"):
 		return usageErrorf("run", "bad raw path %q: must be an absolute znode path such as /locks/foo", o.resource)
 	case args[0] == "":
-		return usageErrorf("run", "empty command name after --")
+		return usageErrorf("run", "bad CMD \"\": an empty command name")
 	}
 	if !o.raw {
 		if err := zklock.ValidateResource(o.resource); err != nil {
-			return usageErrorf("run", "%s", trimPrefix(err))
+			return usageErrorf("run", "%s", errText(err))
 		}
 	}
 	return nil
@@ -320,7 +330,7 @@ func (o *runOpts) acquire(sigs chan os.Signal, args []string) (*zklock.Lease, *z
 	case errors.Is(err, zklock.ErrWaitTimeout):
 		return nil, c, withCode(o.conflictCode(ExitTimeout), fmt.Errorf("gave up waiting for the lock on %q after %v (--wait)%s", o.resource, o.wait, o.holder(c)))
 	case errors.Is(err, zklock.ErrLimitMismatch):
-		return nil, c, usageErrorf("run", "bad --limit %d: %s", o.limit, trimPrefix(err))
+		return nil, c, usageErrorf("run", "bad --limit %d: %s", o.limit, errText(err))
 	case errors.Is(err, zklock.ErrUnavailable):
 		return nil, c, withCode(ExitUnreachable, err)
 	}
@@ -405,7 +415,7 @@ loop:
 		case <-leaseDone:
 			leaseDone = nil
 			lost = lease.Err()
-			fmt.Fprintf(e.stderr, "zklock run: %s; sending SIGTERM to %s (SIGKILL after %v)\n", trimPrefix(lost), name, o.grace)
+			fmt.Fprintf(e.stderr, "zklock run: %s; sending SIGTERM to %s (SIGKILL after %v)\n", errText(lost), name, o.grace)
 			send(syscall.SIGTERM)
 			t := time.NewTimer(o.grace)
 			defer t.Stop()
@@ -418,7 +428,7 @@ loop:
 	}
 	if lost == nil && errors.Is(lease.Err(), zklock.ErrLeaseLost) {
 		lost = lease.Err()
-		fmt.Fprintf(e.stderr, "zklock run: %s as %s finished\n", trimPrefix(lost), name)
+		fmt.Fprintf(e.stderr, "zklock run: %s as %s finished\n", errText(lost), name)
 	}
 	if lost != nil {
 		return withCode(ExitLeaseLost, nil)
@@ -436,7 +446,7 @@ func (o *runOpts) release(e *env, lease *zklock.Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), o.releaseTimeout)
 	defer cancel()
 	if err := lease.Release(ctx); err != nil && e != nil {
-		fmt.Fprintf(e.stderr, "zklock run: warning: %s; the lock node goes when the session closes\n", trimPrefix(err))
+		fmt.Fprintf(e.stderr, "zklock run: warning: %s; the lock node goes when the session closes\n", errText(err))
 	}
 }
 

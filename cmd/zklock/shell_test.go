@@ -120,7 +120,9 @@ func TestCompletionBash(t *testing.T) {
 	sh := needShell(t, "bash")
 	f := completionScript(t, "bash")
 	for line, want := range map[string]string{
-		"zklock ":                       "ls show watch run break completion help",
+		"zklock ":                       "ls top show watch run break completion help",
+		"zklock to":                     "top",
+		"zklock top --max":              "--max-reads",
 		"zklock ru":                     "run",
 		"zklock --servers h:2181 sh":    "show",
 		"zklock run --tr":               "--try",
@@ -165,6 +167,7 @@ func TestCompletionFish(t *testing.T) {
 		"zklock run --sha":   "--shared",
 		"zklock completion ": "zsh",
 		"zklock watch --js":  "--json",
+		"zklock top --so":    "--sort",
 	} {
 		out, err := exec.Command(sh, "-c", "source $argv[1]; complete -C $argv[2]", f, line).CombinedOutput()
 		if err != nil {

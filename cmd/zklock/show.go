@@ -87,7 +87,7 @@ func (q *queueFlags) resource(cmd string, args []string) (string, error) {
 		return r, nil
 	}
 	if err := zklock.ValidateResource(r); err != nil {
-		return "", usageErrorf(cmd, "%s", trimPrefix(err))
+		return "", usageErrorf(cmd, "%s", errText(err))
 	}
 	return r, nil
 }

@@ -8,12 +8,16 @@ import (
 
 // Version says which zklock this is, from the build information the Go
 // toolchain records: the module version ("v1.2.0" when installed with go
-// install ...@v1.2.0, "(devel)" for a build from a checkout), the commit
-// and whether the tree had changes when it was built from one, and the Go
-// version. For example:
+// install ...@v1.2.0; for go build in a git checkout the pseudo-version
+// Go makes from the commit; "(devel)" when Go recorded no version), the
+// commit and whether the tree had changes when it was built from one, and
+// the Go version. For example:
 //
 //	zklock v1.2.0 (go1.26.8 linux/amd64)
-//	zklock (devel) commit 5099e2f1c3d4 modified (go1.26.8 linux/amd64)
+//	zklock v0.0.0-20261126123205-93600a6d14e3+dirty commit 93600a6d14e3 modified (go1.26.8 linux/amd64)
+//	zklock (devel) (go1.26.8 linux/amd64)
+//
+// docs/operations.md lists every form; TestVersionMatchesDocs checks it.
 func Version() string {
 	b := []string{"zklock"}
 	if bi, ok := debug.ReadBuildInfo(); ok {

@@ -10,11 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/internal/duration"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -53,8 +52,9 @@ Example:
   zklock watch --json demo/nightly-report | jq -c 'select(.event == "acquired")'`,
 	setup: func(fs *flag.FlagSet, cf *connFlags) func(*env, []string) error {
 		q := registerQueueFlags(fs)
-		interval := fs.Duration("interval", time.Second, "read the queue at least this often (`duration`)")
-		forDur := fs.Duration("for", 0, "stop after this `duration` (default: until interrupted)")
+		interval, forDur := new(time.Duration), new(time.Duration)
+		duration.Var(fs, interval, "interval", time.Second, "read the queue at least this often (`duration`)")
+		duration.Var(fs, forDur, "for", 0, "stop after this `duration` (default: until interrupted)")
 		asJSON := fs.Bool("json", false, "print one JSON object per change (JSON Lines) instead of text")
 		return func(e *env, args []string) error {
 			resource, err := q.resource("watch", args)
@@ -87,7 +87,7 @@ Example:
 				return err
 			}
 			w := &watcher{e: e, c: c, q: q, resource: resource, path: path, interval: *interval,
-				timeout: cf.connectTimeout, tty: !*asJSON && isTerminal(e.stdout), json: *asJSON, changed: make(chan struct{}, 1)}
+				timeout: cf.connectTimeout, tty: !*asJSON && isTerminal(e.stdout), json: *asJSON, watches: newWatches(ctx, c.Conn())}
 			return w.run(ctx)
 		}
 	},
@@ -105,17 +105,16 @@ type watcher struct {
 	tty      bool
 	json     bool
 
-	armed   atomic.Bool
-	changed chan struct{}
+	watches *watches
 	prev    map[string]zklock.QueueNode // by path; nil before the first read
-	lastErr string                      // the last error reported (piped), not repeated
+	errs    retryErrors                 // piped: errors reported, not repeated
 }
 
 func (w *watcher) run(ctx context.Context) error {
 	tick := time.NewTicker(w.interval)
 	defer tick.Stop()
 	for {
-		w.arm(ctx) // before reading, so no change between the two is missed
+		w.watches.arm(w.path) // before reading, so no change between the two is missed
 		queue, err := w.q.inspect(ctx, w.c, w.resource, w.timeout)
 		if ctx.Err() != nil {
 			return nil
@@ -126,14 +125,11 @@ func (w *watcher) run(ctx context.Context) error {
 		case err != nil && w.tty:
 			w.redraw(nil, err)
 		case err != nil:
-			if msg := trimPrefix(err); msg != w.lastErr {
-				fmt.Fprintf(w.e.stderr, "zklock watch: %s (retrying)\n", msg)
-				w.lastErr = msg
-			}
+			w.errs.report(w.e.stderr, "watch", err)
 		case w.tty:
 			w.redraw(queue, nil)
 		default:
-			w.lastErr = ""
+			w.errs.reset()
 			if err := w.printChanges(queue); err != nil {
 				return err // stdout is gone (a closed pipe)
 			}
@@ -142,50 +138,22 @@ func (w *watcher) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
-		case <-w.changed:
+		case <-w.watches.changed:
 		}
 	}
-}
-
-// arm sets one ZooKeeper watch on the queue unless one is outstanding: a
-// children watch, or an exists watch while the queue znode does not exist.
-func (w *watcher) arm(ctx context.Context) {
-	if !w.armed.CompareAndSwap(false, true) {
-		return
-	}
-	conn := w.c.Conn()
-	go func() {
-		defer w.armed.Store(false)
-		_, _, ch, err := conn.ChildrenW(w.path)
-		if errors.Is(err, zk.ErrNoNode) {
-			_, _, ch, err = conn.ExistsW(w.path)
-		}
-		if err != nil {
-			return // the next read reports it; the next round sets the watch again
-		}
-		select {
-		case <-ch:
-			select {
-			case w.changed <- struct{}{}:
-			default:
-			}
-		case <-ctx.Done():
-		}
-	}()
 }
 
 // redraw clears the terminal and draws the table (or the error).
 func (w *watcher) redraw(queue *zklock.Queue, err error) {
 	var b bytes.Buffer
-	b.WriteString("\x1b[H\x1b[2J")
 	now := time.Now()
 	fmt.Fprintf(&b, "zklock watch %s: every %v and on change; %s (Ctrl-C to stop)\n\n", clean(w.resource), w.interval, now.Format("15:04:05"))
 	if err != nil {
-		fmt.Fprintf(&b, "error: %s (retrying)\n", trimPrefix(err))
+		fmt.Fprintf(&b, "error: %s (retrying)\n", errText(err))
 	} else {
 		_ = WriteQueue(&b, queue, now)
 	}
-	_, _ = w.e.stdout.Write(b.Bytes())
+	drawFrame(w.e.stdout, b.Bytes(), false)
 }
 
 // printChanges prints one line per change since the last read, then a

@@ -29,6 +29,26 @@ func LockedTouch(ctx context.Context, locker zklock.Locker, id string, path *str
 	return err
 }
 
+// LockedTouchPath acquires "/locks/{id}" through locker, calls TouchPath with
+// the lease's context and releases. If the call succeeds but the lock was lost
+// meanwhile, it returns the loss (zklock.ErrLeaseLost).
+func LockedTouchPath(ctx context.Context, locker zklock.Locker, id string, path *string) (err error) {
+	k0, err := zklockValue("/locks/{id}", "{id}", id)
+	if err != nil {
+		return err
+	}
+	lease, err := locker.Acquire(ctx, "/locks/"+k0)
+	if err != nil {
+		return err
+	}
+	defer lease.Release(ctx)
+	err = TouchPath(lease.Context(ctx), id, path)
+	if err == nil {
+		err = lease.Err()
+	}
+	return err
+}
+
 // LockedTryTouch acquires "accounts/{id}" (try) through locker, calls TryTouch
 // with the lease's context and releases. If the call succeeds but the lock was
 // lost meanwhile, it returns the loss (zklock.ErrLeaseLost).

@@ -23,14 +23,26 @@ type Error struct {
 	// Suggestion is the duration the input most likely meant, such as
 	// "5s" for "5", or "" when there is no good guess.
 	Suggestion string
+	// Flag is the name of the command-line flag the input was given to,
+	// such as "wait", or "". With a name the message starts
+	// `bad --wait "5"` instead of `bad duration "5"`.
+	Flag string
 }
 
 // Error returns, for instance,
 //
 //	bad duration "5": missing unit, did you mean 5s? (write a number with a unit: 250ms, 5s or 1m30s)
+//
+// or, when Flag is "wait",
+//
+//	bad --wait "5": missing unit, did you mean 5s? (write a number with a unit: 250ms, 5s or 1m30s)
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "bad duration %q: %s", e.Input, e.Reason)
+	what := "duration"
+	if e.Flag != "" {
+		what = "--" + e.Flag
+	}
+	fmt.Fprintf(&b, "bad %s %q: %s", what, e.Input, e.Reason)
 	if e.Suggestion != "" {
 		fmt.Fprintf(&b, ", did you mean %s?", e.Suggestion)
 	}

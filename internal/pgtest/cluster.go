@@ -242,23 +242,12 @@ func (c *Cluster) Close() error {
 }
 
 func (c *Cluster) stop() error {
-	select {
-	case <-c.done:
-		return nil
-	default:
-	}
 	// SIGINT: fast shutdown (roll back sessions, checkpoint, exit).
-	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		return err
-	}
-	select {
-	case <-c.done:
-		return nil
-	case <-time.After(stopTimeout):
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-		<-c.done
+	killed, err := procspawn.Stop(c.cmd, c.done, syscall.SIGINT, stopTimeout)
+	if killed {
 		return fmt.Errorf("pgtest: postgres on port %d did not stop in %v; killed", c.port, stopTimeout)
 	}
+	return err
 }
 
 // tail keeps the last bytes written to it.

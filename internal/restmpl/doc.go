@@ -35,9 +35,14 @@
 // is injective too; zklock refuses names with control characters, invalid
 // UTF-8 or more than zklock.MaxResourceLen bytes.
 //
-// An empty value is an error: a *zklock.ResourceError, so that
-// errors.Is(err, zklock.ErrInvalidResource) holds, whichever front end
-// rendered the template.
+// An empty value is an error, and so is a value zklock would refuse in a
+// name (a control character, invalid UTF-8) and a name that the values
+// make longer than zklock.MaxResourceLen bytes: a *zklock.ResourceError,
+// so that errors.Is(err, zklock.ErrInvalidResource) holds, whichever
+// front end rendered the template. Its Resource is the template and its
+// Reason names the placeholder ("value of {id}: contains a control
+// character"); the value is never in it, so a front end may send it back
+// to the client whose request held the value.
 //
 // # Errors
 //

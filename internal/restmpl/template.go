@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/zklockkit/zklockkit/zklock"
 )
 
 // ErrSyntax is matched by every *SyntaxError.
@@ -158,8 +160,11 @@ func (t *Template) Literal() (string, bool) {
 }
 
 // Render fills the template in: value(i) is the value of placeholder i, as
-// it came from the request (not escaped). An empty value is a
-// *zklock.ResourceError.
+// it came from the request (not escaped). A value that cannot go into a
+// resource name (empty, or refused by zklock.ValidateResource), or a name
+// longer than zklock.MaxResourceLen, is a *zklock.ResourceError that names
+// the template and the placeholder but never the value, so that it may be
+// shown to whoever sent the request.
 func (t *Template) Render(value func(i int) string) (string, error) {
 	if len(t.holes) == 0 {
 		return t.lits[0], nil
@@ -169,11 +174,14 @@ func (t *Template) Render(value func(i int) string) (string, error) {
 	for i := range t.holes {
 		b.WriteString(t.lits[i])
 		v := value(i)
-		if v == "" {
-			return "", EmptyValue(t.src, t.holes[i].String())
+		if err := checkValue(t.src, t.holes[i], v); err != nil {
+			return "", err
 		}
 		WriteValue(&b, v)
 	}
 	b.WriteString(t.lits[len(t.holes)])
+	if b.Len() > zklock.MaxResourceLen {
+		return "", tooLong(t.src)
+	}
 	return b.String(), nil
 }

@@ -100,6 +100,44 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// A value zklock would refuse in a name is refused by Render, with an
+// error that names the template, the placeholder and zklock's reason, and
+// never the value: the error may go back to whoever sent it.
+func TestRenderRefusesBadValues(t *testing.T) {
+	tm, err := Parse("accounts/{id}/{header:X-Secret}", httpSources...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "s3cr3t-token"
+	for _, tc := range []struct {
+		name, id, hdr, reason string
+	}{
+		{"NUL", "a\x00b", secret, "value of {id}: contains a control character"},
+		{"newline in header", "1", secret + "\n", "value of {header:X-Secret}: contains a control character"},
+		{"DEL", "\x7f", secret, "value of {id}: contains a control character"},
+		{"C1 control", "\u0085", secret, "value of {id}: contains a control character"},
+		{"invalid UTF-8", "\xff", secret, "value of {id}: not valid UTF-8"},
+		{"one long value", strings.Repeat("a", zklock.MaxResourceLen+1), secret, "value of {id}: longer than 1024 bytes"},
+		{"long once escaped", strings.Repeat("/", 400), secret, "longer than 1024 bytes with its values filled in"},
+	} {
+		_, err := tm.Render(func(i int) string { return []string{tc.id, tc.hdr}[i] })
+		re, ok := errors.AsType[*zklock.ResourceError](err)
+		if !ok || !errors.Is(err, zklock.ErrInvalidResource) || re.Resource != tm.String() || re.Reason != tc.reason {
+			t.Errorf("%s: %v; want a ResourceError on the template saying %q", tc.name, err, tc.reason)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) || len(tc.id) > 3 && strings.Contains(err.Error(), tc.id) {
+			t.Errorf("%s: the error %q shows a value", tc.name, err)
+		}
+	}
+	// Values zklock takes: dots, slashes, unicode, spaces, braces.
+	for _, v := range []string{"..", "/", "a/../b", "é☃ 日本", "a b", "{x}", strings.Repeat("a", 1000)} {
+		if _, err := tm.Render(func(i int) string { return []string{v, "x"}[i] }); err != nil {
+			t.Errorf("value %.40q: %v", v, err)
+		}
+	}
+}
+
 // unescape reverses Value.
 func unescape(s string) (string, bool) {
 	var b strings.Builder

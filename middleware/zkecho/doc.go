@@ -30,10 +30,18 @@
 // key names the same resource as through net/http.
 //
 // [DefaultErrorHandler] answers with *echo.HTTPError values (423, 503
-// with Retry-After, 400, 500) for Echo's HTTP error handler. A per-route
-// template that names a parameter its route lacks cannot be seen before
-// the route's first request in Echo v4 (Echo builds route middleware per
-// request); it answers 500 "lock misconfigured" and the error handler
-// gets the reason. Echo v5 checks it at registration (zkecho/v5's
-// CheckRoute). Prefer the table, whose templates are checked at set-up.
+// with Retry-After, 400 saying why, 500) for Echo's HTTP error handler.
+//
+// A per-route template that names a parameter its route lacks is found
+// when the route is registered with [CheckRoute] as Echo's hook (the
+// registration panics with the reason), as in Echo v5:
+//
+//	e := echo.New()
+//	e.OnAddRouteHandler = zkecho.CheckRoute
+//
+// Without it, Echo v4 builds route middleware per request, so the route's
+// first request finds it: every request to the route answers 500 "lock
+// misconfigured", and the reason (route, template, parameter) is logged
+// once at Error level to Config.Logger. A table's templates are checked
+// when the middleware is built.
 package zkecho

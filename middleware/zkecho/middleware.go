@@ -19,61 +19,48 @@ import (
 func Lock(locker zklock.Locker, opts ...Option) echo.MiddlewareFunc {
 	cfg := DefaultConfig
 	cfg.Locker = locker
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	return LockWithConfig(cfg)
+	return LockWithConfig(echocore.Apply(cfg, opts))
 }
 
 // LockWithConfig returns the middleware for config. It panics on a bad
 // configuration, at set-up, like Echo's own XWithConfig constructors; use
 // Config.ToMiddleware to get the error instead.
-func LockWithConfig(config Config) echo.MiddlewareFunc {
-	mw, err := config.ToMiddleware()
-	if err != nil {
-		panic(err)
-	}
-	return mw
-}
+func LockWithConfig(config Config) echo.MiddlewareFunc { return echocore.Must(config.ToMiddleware()) }
 
 // ToMiddleware checks the configuration, fills in defaults and returns the
 // middleware. Errors match ErrInvalidConfig.
 func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
-	h := echocore.Hooks[echo.Context]{
-		Skipper:      config.Skipper,
-		BeforeFunc:   config.BeforeFunc,
-		Param:        config.Param,
-		ResourceFunc: config.ResourceFunc,
-		ErrorHandler: config.ErrorHandler,
-		OnAcquire:    config.OnAcquire,
-		OnRelease:    config.OnRelease,
-		Header:       func(c echo.Context) http.Header { return c.Response().Header() },
-		Matched:      routeMatched,
-	}
-	if h.ErrorHandler == nil {
-		h.ErrorHandler = DefaultErrorHandler
-	}
-	a, err := echocore.New(config.core(), config.ResourceFunc != nil, h)
-	if err != nil {
-		return nil, err
-	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { return a.Serve(c, next) }
-	}, nil
+	return echocore.Build(echocore.Config[echo.Context, Skipper, BeforeFunc](config), echoV4, probe)
 }
 
-// core is the part of config the net/http core takes.
-func (config Config) core() middleware.Config {
-	return middleware.Config{
-		Locker:              config.Locker,
-		Rule:                config.Rule,
-		Routes:              config.Routes,
-		RetryAfter:          config.RetryAfter,
-		ReleaseTimeout:      config.ReleaseTimeout,
-		DisableServerTiming: config.DisableServerTiming,
-		AcquireOptions:      config.AcquireOptions,
+// echoV4 is what this package's Echo does its own way.
+var echoV4 = echocore.Echo[echo.Context]{
+	Header:       func(c echo.Context) http.Header { return c.Response().Header() },
+	Matched:      routeMatched,
+	ErrorHandler: DefaultErrorHandler,
+}
+
+// probe finds this package's middleware among a route's (CheckRoute).
+var probe = echocore.NewProbe(echo.HandlerFunc(func(echo.Context) error { return nil }), echo.RouteNotFound)
+
+// CheckRoute checks the lock middleware of a route (those of this package
+// among middleware) when the route is registered: it panics with an error
+// matching ErrInvalidConfig when a template names a parameter the route's
+// path lacks, so that e.GET (or g.GET) fails instead of the route
+// answering 500 at every request. Install it as Echo's OnAddRouteHandler
+// hook:
+//
+//	e := echo.New()
+//	e.OnAddRouteHandler = zkecho.CheckRoute
+//
+// Echo v4's hook returns no error, hence the panic, which is what Echo
+// v5 does with the error of the same check (zkecho/v5's CheckRoute). It
+// builds each route middleware once more, with a handler that is never
+// called. Without the hook, such a route answers 500 "lock misconfigured"
+// and the reason is logged once (Config.Logger).
+func CheckRoute(host string, route echo.Route, handler echo.HandlerFunc, middleware []echo.MiddlewareFunc) {
+	if err := echocore.CheckRoute(probe, route.Method, route.Path, middleware); err != nil {
+		panic(err)
 	}
 }
 
@@ -82,11 +69,7 @@ func (config Config) core() middleware.Config {
 // would otherwise silently leave its route unlocked. The error matches
 // ErrInvalidConfig.
 func (config Config) CheckRoutes(routes []*echo.Route) error {
-	rs := make([]string, 0, len(routes))
-	for _, r := range routes {
-		rs = append(rs, r.Method+" "+r.Path)
-	}
-	return middleware.Config{Routes: config.Routes}.CheckRoutes(rs)
+	return echocore.CheckRoutes(config.Routes, routes, func(r *echo.Route) string { return r.Method + " " + r.Path })
 }
 
 // routeMatched reports whether the request matched a route handler. On a

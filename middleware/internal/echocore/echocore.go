@@ -1,6 +1,8 @@
-// Package echocore is what the Echo v4 and v5 adapters share: the request
-// flow over the net/http core, generic over Echo's context type (an
-// interface in v4, a struct pointer in v5).
+// Package echocore is what the Echo v4 and v5 adapters share, generic over
+// Echo's context type (an interface in v4, a struct pointer in v5): their
+// Config (config.go), the request flow over the net/http core (this
+// file), and the check of a route's middleware at registration
+// (probe.go).
 package echocore
 
 import (
@@ -20,9 +22,9 @@ type Context interface {
 	Path() string
 }
 
-// Hooks are an adapter's Config hooks, in its Echo's types, with defaults
-// filled in; Header and Matched say what differs between Echo versions.
-type Hooks[C Context] struct {
+// hooks are an adapter's Config hooks, with defaults filled in, and what
+// differs between Echo versions (Header, Matched).
+type hooks[C Context] struct {
 	Skipper      func(c C) bool
 	BeforeFunc   func(c C)
 	Param        func(c C, name string) string
@@ -38,23 +40,30 @@ type Hooks[C Context] struct {
 // Adapter serves requests of one Config.
 type Adapter[C Context] struct {
 	core *middleware.Core
-	h    Hooks[C]
+	h    hooks[C]
 }
 
-// New compiles cfg (whose hooks are unused) with Echo's patterns.
-func New[C Context](cfg middleware.Config, hasFunc bool, h Hooks[C]) (*Adapter[C], error) {
-	cfg.Router = middleware.Router{Parse: middleware.ParseEchoPattern}
-	core, err := cfg.Core()
+// New compiles cfg for the Echo of e. Errors match
+// middleware.ErrInvalidConfig.
+func New[C Context, S ~func(C) bool, B ~func(C)](cfg Config[C, S, B], e Echo[C]) (*Adapter[C], error) {
+	core, err := cfg.core().Core()
 	if err != nil {
 		return nil, err
 	}
-	if hasFunc && (cfg.Resource != "" || len(cfg.Resources) > 0) {
+	if cfg.ResourceFunc != nil && (cfg.Resource != "" || len(cfg.Resources) > 0) {
 		return nil, fmt.Errorf("%w: Resource and ResourceFunc exclude each other", middleware.ErrInvalidConfig)
 	}
-	if h.Param == nil {
-		h.Param = DecodedParam[C]
+	return &Adapter[C]{core: core, h: cfg.hooks(e)}, nil
+}
+
+// Build returns the middleware of cfg for the Echo of e, in Echo's shape,
+// noted by probe p (see Middleware): an adapter's Config.ToMiddleware.
+func Build[C Context, S ~func(C) bool, B ~func(C), H ~func(C) error](cfg Config[C, S, B], e Echo[C], p *Probe[C, H]) (func(next H) H, error) {
+	a, err := New(cfg, e)
+	if err != nil {
+		return nil, err
 	}
-	return &Adapter[C]{core: core, h: h}, nil
+	return Middleware(a, p), nil
 }
 
 // DecodedParam is c.Param(name), decoded when Echo matched the route on

@@ -1,11 +1,13 @@
 package zkecho
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/labstack/echo/v5"
 
 	"github.com/zklockkit/zklockkit/middleware"
+	"github.com/zklockkit/zklockkit/middleware/internal/echocore"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -115,6 +117,12 @@ type Config struct {
 	// AcquireOptions are added to every acquire, e.g. zklock.LeaseLabel("api").
 	// Mode, Limit, Try and MaxWait come from the Rule: set them there.
 	AcquireOptions []zklock.AcquireOption
+
+	// Logger receives a misconfiguration that only a request can reveal
+	// (a per-route template naming a parameter its route lacks, when
+	// CheckRoute is not installed): once per route, at Error level, with
+	// the route, the template and the parameter. Default: slog.Default().
+	Logger *slog.Logger
 }
 
 // DefaultConfig is the default configuration. It has no Locker: set one.
@@ -128,18 +136,13 @@ var DefaultConfig = Config{
 // Option adjusts the Config built by Lock.
 type Option func(*Config)
 
+// rule is o, an option of package middleware, for the Rule of a Config:
+// the rule options are package middleware's.
+func rule(o middleware.Option) Option { return func(c *Config) { echocore.Rule(&c.Rule, o) } }
+
 // Resource sets the resource templates: one (Rule.Resource) or several
-// (Rule.Resources).
-func Resource(templates ...string) Option {
-	return func(c *Config) {
-		c.Resource, c.Resources = "", nil
-		if len(templates) == 1 {
-			c.Resource = templates[0]
-		} else {
-			c.Resources = templates
-		}
-	}
-}
+// (Rule.Resources). At least one: Resource() is a configuration error.
+func Resource(templates ...string) Option { return rule(middleware.Resource(templates...)) }
 
 // ResourceFunc sets a function that computes the resource (see
 // Config.ResourceFunc).
@@ -149,17 +152,21 @@ func ResourceFunc(f func(c *echo.Context) (string, error)) Option {
 
 // Mode sets the lock mode: zklock.Exclusive (the default), zklock.Read or
 // zklock.Write.
-func Mode(m zklock.Mode) Option { return func(c *Config) { c.Mode = m } }
+func Mode(m zklock.Mode) Option { return rule(middleware.Mode(m)) }
 
 // ReadWrite makes GET and HEAD requests share a read lock and every other
 // method take the write lock (see Rule.ReadWrite).
-func ReadWrite() Option { return func(c *Config) { c.ReadWrite = true } }
+func ReadWrite() Option { return rule(middleware.ReadWrite()) }
 
 // Limit makes the lock a semaphore of n holders (see Rule.Limit).
-func Limit(n int) Option { return func(c *Config) { c.Limit = n } }
+func Limit(n int) Option { return rule(middleware.Limit(n)) }
 
 // Try makes a busy resource answer 423 Locked at once.
-func Try() Option { return func(c *Config) { c.Try = true } }
+func Try() Option { return rule(middleware.Try()) }
 
 // MaxWait bounds the wait for the lock (see Rule.MaxWait).
-func MaxWait(d time.Duration) Option { return func(c *Config) { c.MaxWait = d } }
+func MaxWait(d time.Duration) Option { return rule(middleware.MaxWait(d)) }
+
+// WithLogger sets the logger of misconfigurations found at request time
+// (see Config.Logger).
+func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }

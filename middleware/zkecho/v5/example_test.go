@@ -115,3 +115,16 @@ func ExampleConfig_ToMiddleware() {
 	// locked accounts/42 as read
 	// not locked: true
 }
+
+// Check the lock middleware of each route as it is registered: a template
+// that names a parameter its route lacks fails there, not at the route's
+// first request.
+func ExampleCheckRoute() {
+	e := echo.New()
+	e.OnAddRoute = zkmw.CheckRoute
+	defer func() { fmt.Println(recover()) }()
+	e.POST("/accounts/:id/withdraw", func(c *echo.Context) error { return nil },
+		zkmw.Lock(zklock.NewMemoryLocker(), zkmw.Resource("accounts/{account}")))
+	// Output:
+	// zklock/middleware: invalid configuration: resource template "accounts/{account}": route "/accounts/:id/withdraw" has no parameter "account"
+}

@@ -3,8 +3,6 @@ package zkecho
 import (
 	"errors"
 	"net/http"
-	"reflect"
-	"sync"
 
 	"github.com/labstack/echo/v5"
 
@@ -21,68 +19,28 @@ import (
 func Lock(locker zklock.Locker, opts ...Option) echo.MiddlewareFunc {
 	cfg := DefaultConfig
 	cfg.Locker = locker
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	return LockWithConfig(cfg)
+	return LockWithConfig(echocore.Apply(cfg, opts))
 }
 
 // LockWithConfig returns the middleware for config. It panics on a bad
 // configuration, at set-up, like Echo's own XWithConfig constructors; use
 // Config.ToMiddleware to get the error instead.
-func LockWithConfig(config Config) echo.MiddlewareFunc {
-	mw, err := config.ToMiddleware()
-	if err != nil {
-		panic(err)
-	}
-	return mw
-}
+func LockWithConfig(config Config) echo.MiddlewareFunc { return echocore.Must(config.ToMiddleware()) }
 
 var _ echo.MiddlewareConfigurator = Config{}
 
 // ToMiddleware checks the configuration, fills in defaults and returns the
 // middleware (echo.MiddlewareConfigurator). Errors match ErrInvalidConfig.
 func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
-	h := echocore.Hooks[*echo.Context]{
-		Skipper:      config.Skipper,
-		BeforeFunc:   config.BeforeFunc,
-		Param:        config.Param,
-		ResourceFunc: config.ResourceFunc,
-		ErrorHandler: config.ErrorHandler,
-		OnAcquire:    config.OnAcquire,
-		OnRelease:    config.OnRelease,
-		Header:       func(c *echo.Context) http.Header { return c.Response().Header() },
-		// On a 404 or 405 answer Echo v5 sets no route path.
-		Matched: func(c *echo.Context) bool { return c.Path() != "" },
-	}
-	if h.ErrorHandler == nil {
-		h.ErrorHandler = DefaultErrorHandler
-	}
-	a, err := echocore.New(config.core(), config.ResourceFunc != nil, h)
-	if err != nil {
-		return nil, err
-	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		if reflect.ValueOf(next).Pointer() == probePC {
-			probing.found = append(probing.found, a)
-		}
-		return func(c *echo.Context) error { return a.Serve(c, next) }
-	}, nil
+	return echocore.Build(echocore.Config[*echo.Context, Skipper, BeforeFunc](config), echoV5, probe)
 }
 
-// core is the part of config the net/http core takes.
-func (config Config) core() middleware.Config {
-	return middleware.Config{
-		Locker:              config.Locker,
-		Rule:                config.Rule,
-		Routes:              config.Routes,
-		RetryAfter:          config.RetryAfter,
-		ReleaseTimeout:      config.ReleaseTimeout,
-		DisableServerTiming: config.DisableServerTiming,
-		AcquireOptions:      config.AcquireOptions,
-	}
+// echoV5 is what this package's Echo does its own way.
+var echoV5 = echocore.Echo[*echo.Context]{
+	Header: func(c *echo.Context) http.Header { return c.Response().Header() },
+	// On a 404 or 405 answer Echo v5 sets no route path.
+	Matched:      func(c *echo.Context) bool { return c.Path() != "" },
+	ErrorHandler: DefaultErrorHandler,
 }
 
 // CheckRoutes reports the keys of config.Routes that match none of routes,
@@ -90,24 +48,11 @@ func (config Config) core() middleware.Config {
 // with a typo would otherwise silently leave its route unlocked. The
 // error matches ErrInvalidConfig.
 func (config Config) CheckRoutes(routes echo.Routes) error {
-	rs := make([]string, 0, len(routes))
-	for _, r := range routes {
-		rs = append(rs, r.Method+" "+r.Path)
-	}
-	return middleware.Config{Routes: config.Routes}.CheckRoutes(rs)
+	return echocore.CheckRoutes(config.Routes, routes, func(r echo.RouteInfo) string { return r.Method + " " + r.Path })
 }
 
-// probe is the handler CheckRoute hands to a route's middleware to find
-// those built by this package.
-func probe(*echo.Context) error { return nil }
-
-var (
-	probePC = reflect.ValueOf(probe).Pointer()
-	probing struct {
-		sync.Mutex
-		found []*echocore.Adapter[*echo.Context]
-	}
-)
+// probe finds this package's middleware among a route's (CheckRoute).
+var probe = echocore.NewProbe(echo.HandlerFunc(func(*echo.Context) error { return nil }), echo.RouteNotFound)
 
 // CheckRoute reports whether the lock middleware of route (those of this
 // package among route.Middlewares) fits it: ErrInvalidConfig when a
@@ -122,22 +67,7 @@ var (
 // It builds each route middleware once more, with a handler that is never
 // called.
 func CheckRoute(route echo.Route) error {
-	probing.Lock()
-	defer probing.Unlock()
-	probing.found = probing.found[:0]
-	for _, mw := range route.Middlewares {
-		if mw != nil {
-			mw(probe)
-		}
-	}
-	for _, a := range probing.found {
-		if g := a.Guard(route.Method, route.Path); g != nil {
-			if err := g.Check(route.Path); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return echocore.CheckRoute(probe, route.Method, route.Path, route.Middlewares)
 }
 
 // DefaultErrorHandler answers lock failures with an *echo.HTTPError (a JSON

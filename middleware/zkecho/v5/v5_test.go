@@ -92,7 +92,8 @@ func TestIntegration_V5PerRoute(t *testing.T) {
 	if a := call(t, http.MethodGet, url+"/files/x/y.txt"); a.code != 200 || a.body != "files/x%2Fy.txt" {
 		t.Fatalf("wildcard default resource: %+v", a)
 	}
-	if a := call(t, http.MethodPost, url+"/accounts/%00/withdraw"); a.code != 400 || a.msg != "invalid lock resource" {
+	if a := call(t, http.MethodPost, url+"/accounts/%00/withdraw"); a.code != 400 ||
+		a.msg != `invalid lock resource "accounts/{id}": value of {id}: contains a control character` {
 		t.Fatalf("NUL key: %+v", a)
 	}
 	l, err := holder.Acquire(context.Background(), "accounts/42")
@@ -168,6 +169,8 @@ func TestCheckRouteAtRegistration(t *testing.T) {
 	e.POST("/accounts/:id/withdraw", leaseResource, other, zkmw.Lock(locker, zkmw.Resource("accounts/{id}")))
 	g := e.Group("/v1/:tenant", other)
 	g.GET("/reports", leaseResource, zkmw.Lock(locker, zkmw.Resource("t/{tenant}/reports")))
+	// The group's own 404 routes ("/v2", "/v2/*") are not checked.
+	e.Group("/v2", zkmw.Lock(locker, zkmw.Resource("accounts/{id}"))).GET("/:id", leaseResource)
 	defer func() {
 		err, _ := recover().(error)
 		if !errors.Is(err, zkmw.ErrInvalidConfig) || !strings.Contains(err.Error(), `route "/misconfigured/:id" has no parameter "account"`) {

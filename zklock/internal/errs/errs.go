@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -39,20 +40,20 @@ var (
 // The causes with which an acquire ends its own context (see CtxErr).
 // Besides ErrWaitTimeout (MaxWait):
 var (
-	// TryBound ends a try that could not get an answer from ZooKeeper
+	// ErrTryBound ends a try that could not get an answer from ZooKeeper
 	// within its answer bound.
-	TryBound = fmt.Errorf("%w: no answer within the try bound", ErrUnavailable)
-	// PartLost ends the waits of a multi-resource acquire one of whose
+	ErrTryBound = fmt.Errorf("%w: no answer within the try bound", ErrUnavailable)
+	// ErrPartLost ends the waits of a multi-resource acquire one of whose
 	// parts, already held, was lost: the acquire gives everything back
 	// and queues again. It never reaches the caller.
-	PartLost = errors.New("zklock: a part already held was lost")
+	ErrPartLost = errors.New("zklock: a part already held was lost")
 )
 
 // CtxErr returns the context's cause when it is one of ours
-// (ErrWaitTimeout, TryBound, PartLost) and its error otherwise: a cause
+// (ErrWaitTimeout, ErrTryBound, ErrPartLost) and its error otherwise: a cause
 // the caller set on its own context does not replace context.Canceled.
 func CtxErr(ctx context.Context) error {
-	if cause := context.Cause(ctx); errors.Is(cause, ErrWaitTimeout) || cause == TryBound || cause == PartLost {
+	if cause := context.Cause(ctx); errors.Is(cause, ErrWaitTimeout) || cause == ErrTryBound || cause == ErrPartLost {
 		return cause
 	}
 	return ctx.Err()
@@ -62,7 +63,7 @@ func CtxErr(ctx context.Context) error {
 // MaxWait, a try's bound, or a part lost.
 func IsCtxErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, ErrWaitTimeout) || errors.Is(err, TryBound) || errors.Is(err, PartLost)
+		errors.Is(err, ErrWaitTimeout) || errors.Is(err, ErrTryBound) || errors.Is(err, ErrPartLost)
 }
 
 // IsConnErr reports an error after which the outcome of a request is
@@ -98,3 +99,47 @@ func Map(err error) error {
 	}
 	return fmt.Errorf("zklock: zookeeper: %w", err)
 }
+
+// Prefix starts the message of every error of zklock.
+const Prefix = "zklock: "
+
+// Errorf is fmt.Errorf for zklock's own wrapping: its message starts
+// with Prefix once, however many of the errors in a say it too
+// (`zklock: acquire "x": resource is locked`, not `zklock: acquire "x":
+// zklock: resource is locked`). format does not start with the prefix.
+// errors.Is and errors.As find what a's %w verbs wrap, as with
+// fmt.Errorf.
+func Errorf(format string, a ...any) error {
+	bare := make([]any, len(a))
+	for i, x := range a {
+		if e, ok := x.(error); ok {
+			x = unprefixed{e}
+		}
+		bare[i] = x
+	}
+	return &prefixed{msg: Prefix + fmt.Errorf(format, bare...).Error(), err: fmt.Errorf(format, a...)}
+}
+
+// prefixed is an error made by Errorf.
+type prefixed struct {
+	msg string
+	err error // fmt.Errorf's, for what it wraps
+}
+
+func (e *prefixed) Error() string { return e.msg }
+
+// Unwrap returns the errors Errorf's %w verbs wrapped.
+func (e *prefixed) Unwrap() []error {
+	switch u := e.err.(type) {
+	case interface{ Unwrap() error }:
+		return []error{u.Unwrap()}
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	}
+	return nil
+}
+
+// unprefixed formats an error without Prefix, for Errorf.
+type unprefixed struct{ err error }
+
+func (e unprefixed) Error() string { return strings.TrimPrefix(e.err.Error(), Prefix) }

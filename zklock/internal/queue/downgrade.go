@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
@@ -22,7 +21,7 @@ func (q *Queues) Downgrade(ctx context.Context, req *Request, held string, sid i
 	w := &Waiter{q: q, req: req, sid: sid}
 	if err := w.create(ctx); err != nil {
 		if errors.Is(err, errRestart) {
-			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", req.Resource, errs.ErrLeaseLost)
+			return nil, errs.Errorf("downgrade %q: session changed: %w", req.Resource, errs.ErrLeaseLost)
 		}
 		return nil, err
 	}
@@ -35,12 +34,12 @@ func (q *Queues) Downgrade(ctx context.Context, req *Request, held string, sid i
 	j := slices.IndexFunc(kids, func(k layout.Child) bool { return k.Name == w.n.name })
 	if i < 0 || j < 0 {
 		w.fail(errs.ErrLeaseLost)
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", req.Resource, errs.ErrLeaseLost)
+		return nil, errs.Errorf("downgrade %q: %w", req.Resource, errs.ErrLeaseLost)
 	}
 	for _, k := range kids[i+1 : j] {
 		if k.Kind != layout.Read {
 			w.fail(errs.ErrDowngradeBlocked)
-			return nil, fmt.Errorf("zklock: downgrade %q: %w", req.Resource, errs.ErrDowngradeBlocked)
+			return nil, errs.Errorf("downgrade %q: %w", req.Resource, errs.ErrDowngradeBlocked)
 		}
 	}
 	// The session may have expired while we made the read node (a pause,
@@ -49,9 +48,9 @@ func (q *Queues) Downgrade(ctx context.Context, req *Request, held string, sid i
 	if err := w.proveAlive(ctx); err != nil {
 		w.fail(err)
 		if errors.Is(err, errRestart) {
-			return nil, fmt.Errorf("zklock: downgrade %q: session changed: %w", req.Resource, errs.ErrLeaseLost)
+			return nil, errs.Errorf("downgrade %q: session changed: %w", req.Resource, errs.ErrLeaseLost)
 		}
-		return nil, fmt.Errorf("zklock: downgrade %q: %w", req.Resource, err)
+		return nil, errs.Errorf("downgrade %q: %w", req.Resource, err)
 	}
 	return w, nil
 }

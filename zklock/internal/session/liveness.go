@@ -64,7 +64,26 @@ func (q *quorum) proven(sid int64, est time.Time, timeout time.Duration) time.Ti
 	if sent.IsZero() {
 		return sent
 	}
-	return sent.Add(-ProofInterval(timeout) - timeout/4)
+	return sent.Add(-ProofInterval(timeout) - timeout/PingDelayDivisor)
+}
+
+// PingDelayDivisor bounds how long before a sync's send the leader may
+// last have heard of the session through a follower: the follower passes
+// it on with its answer to the leader's ping, every half tick, and a tick
+// is at most half the negotiated timeout (ZooKeeper's least timeout is two
+// ticks), so at most timeout/PingDelayDivisor.
+const PingDelayDivisor = 4
+
+// ProofDivisor: a client with lock nodes proves its session every
+// timeout/ProofDivisor (ProofInterval).
+const ProofDivisor = 10
+
+// GivenUpAfter is how long after the send of its last answered sync a
+// session's leases are given up, for a negotiated timeout and a configured
+// loss margin (0: the default): LossDeadline's formula, S − T/10 − T/4 +
+// T − M after S. With the default margin, 40% of the timeout.
+func GivenUpAfter(timeout, margin time.Duration) time.Duration {
+	return timeout - ProofInterval(timeout) - timeout/PingDelayDivisor - LossMargin(margin, timeout)
 }
 
 func (q *quorum) answered(sid int64, sent time.Time) {
@@ -78,7 +97,7 @@ func (q *quorum) answered(sid int64, sent time.Time) {
 // ProofInterval is how often a client with lock nodes proves its session
 // to the leader.
 func ProofInterval(timeout time.Duration) time.Duration {
-	return max(timeout/10, 20*time.Millisecond)
+	return max(timeout/ProofDivisor, 20*time.Millisecond)
 }
 
 // Proved records a sync sent at sent on session sid and answered: the
@@ -86,12 +105,14 @@ func ProofInterval(timeout time.Duration) time.Duration {
 func (s *Session) Proved(sid int64, sent time.Time) {
 	s.quorum.answered(sid, sent)
 	s.Kick()
+	s.nudgeState()
 }
 
-// ProveSoon wakes the prover if the proof runs out within the next proof
-// interval, so that a fresh one is in by the time a lease is granted.
+// ProveSoon wakes the prover if the proof is not worth granting a lease on
+// (Proven), so that a fresh one is in by the time a lease is granted: an
+// acquire asks with its create, and the sync travels with it.
 func (s *Session) ProveSoon() {
-	if time.Until(s.LossDeadline()) < ProofInterval(s.cfg.SessionTimeout) {
+	if !s.Proven() {
 		select {
 		case s.proveNow <- struct{}{}:
 		default:
@@ -119,8 +140,9 @@ func (s *Session) prove(ctx context.Context) error {
 	return err
 }
 
-// prover keeps the proof fresh while the client has lock nodes: one sync
-// in flight at a time, every proof interval.
+// prover keeps the proof fresh while the client has lock nodes, or its
+// state is watched (State): one sync in flight at a time, every proof
+// interval.
 func (s *Session) prover() {
 	defer s.wg.Done()
 	t := time.NewTimer(0)
@@ -136,7 +158,7 @@ func (s *Session) prover() {
 		if timeout <= 0 {
 			timeout = s.cfg.SessionTimeout
 		}
-		if s.nodes.Busy() && s.quorum.flying.CompareAndSwap(false, true) {
+		if (s.nodes.Busy() || s.watched()) && s.quorum.flying.CompareAndSwap(false, true) {
 			s.Go(func(ctx context.Context) {
 				defer s.quorum.flying.Store(false)
 				_ = s.prove(ctx)
@@ -246,11 +268,17 @@ func (s *Session) Proven() bool {
 	return time.Until(s.LossDeadline()) >= (timeout-s.margin(timeout)-ProofInterval(timeout)-timeout/4)/2
 }
 
-// margin is the loss margin for a negotiated timeout: the configured one,
-// or a quarter of the timeout.
+// margin is the loss margin for a negotiated timeout (LossMargin).
 func (s *Session) margin(timeout time.Duration) time.Duration {
-	if m := s.cfg.LossMargin; m != 0 && m < timeout {
-		return m
+	return LossMargin(s.cfg.LossMargin, timeout)
+}
+
+// LossMargin is the loss margin in force for a negotiated session
+// timeout: the one configured (WithLossMargin), or a quarter of the
+// timeout when none was, or the one configured is not below the timeout.
+func LossMargin(configured, timeout time.Duration) time.Duration {
+	if configured != 0 && configured < timeout {
+		return configured
 	}
 	return timeout / 4
 }

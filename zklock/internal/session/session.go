@@ -40,13 +40,13 @@ type Nodes interface {
 	Busy() bool
 }
 
-// State is a change of the session that the client reports.
-type State int
+// Conn is a change of the session's connection that the client reports.
+type Conn int
 
-// States reported to Config.OnState.
+// Connection changes reported to Config.OnConn.
 const (
-	Suspended State = iota + 1 // the connection was lost; the session may come back
-	Resumed                    // reconnected to the same session in time
+	ConnLost    Conn = iota + 1 // the connection was lost; the session may come back
+	ConnResumed                 // reconnected to the same session in time
 )
 
 // Auth is authentication sent on every connect.
@@ -61,11 +61,18 @@ type Config struct {
 	SessionTimeout time.Duration // asked of ZooKeeper
 	LossMargin     time.Duration // 0: a quarter of the negotiated timeout
 	Dialer         zk.Dialer
-	Auth           []Auth
-	Logger         *slog.Logger
-	// OnState, if set, is told of suspensions and resumptions, on a
+	// Hosts, if set, is how go-zookeeper picks the next server (its
+	// default resolves names once, at Connect).
+	Hosts  zk.HostProvider
+	Auth   []Auth
+	Logger *slog.Logger
+	// OnConn, if set, is told of lost connections and resumptions, on a
 	// goroutine of its own.
-	OnState func(s State, sid int64)
+	OnConn func(c Conn, sid int64)
+	// OnStatus, if set, is told of each change of the session's status
+	// (see State), in order, on the goroutine that keeps it: it must not
+	// block.
+	OnStatus func(st Status, sid int64)
 }
 
 // Session is one ZooKeeper session. It is safe for concurrent use.
@@ -83,6 +90,7 @@ type Session struct {
 	wake     chan struct{} // nudges the loss watchdog
 	proveNow chan struct{} // nudges the prover
 	idle     atomic.Bool   // the watchdog sleeps until nudged
+	state    stateWatch    // the status State publishes
 
 	mu        sync.Mutex
 	sid       int64
@@ -90,8 +98,13 @@ type Session struct {
 	readyCh   chan struct{} // closed when ready becomes true
 	downCh    chan struct{} // closed when ready becomes false
 	suspended bool
+	expired   bool // ZooKeeper expired sid; no new session yet
 	closed    bool
 	closeCh   chan struct{}
+	// passed: statuses the session went through since watchState last
+	// looked, so that it reports a brief one (an expiry followed at once
+	// by a new session) too
+	passed []Status
 }
 
 // New returns a Session that is not connected yet (see Connect).
@@ -106,6 +119,8 @@ func New(cfg Config) *Session {
 		downCh:   make(chan struct{}),
 		closeCh:  make(chan struct{}),
 	}
+	s.state.kick = make(chan struct{}, 1)
+	s.state.cur.Store(&published{status: Suspended, changed: make(chan struct{})})
 	s.bg, s.bgCancel = context.WithCancel(context.Background())
 	return s
 }
@@ -118,18 +133,21 @@ func New(cfg Config) *Session {
 func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 	s.nodes = nodes
 	cfg, tr := s.cfg, s.wire
-	var lastDialErr atomic.Value
+	var lastDialErr atomic.Pointer[error] // errors of different types: not an atomic.Value
 	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		nc, err := cfg.Dialer(network, addr, timeout)
 		if err != nil {
-			lastDialErr.Store(err)
+			lastDialErr.Store(&err)
 			return nil, err
 		}
 		return tr.Dial(nc), nil
 	}
-	conn, _, err := zk.Connect(cfg.Servers, cfg.SessionTimeout,
-		zk.WithDialer(dial), zk.WithEventCallback(s.onEvent),
-		zk.WithLogger(zkLogger{cfg.Logger}), zk.WithLogInfo(false))
+	hosts := cfg.Hosts
+	if hosts == nil {
+		hosts = &zk.DNSHostProvider{} // go-zookeeper's default
+	}
+	conn, _, err := zk.Connect(cfg.Servers, cfg.SessionTimeout, zk.WithDialer(dial), zk.WithHostProvider(hosts),
+		zk.WithEventCallback(s.onEvent), zk.WithLogger(zkLogger{cfg.Logger}), zk.WithLogInfo(false))
 	if err != nil {
 		return fmt.Errorf("%w: %w", errs.ErrInvalidOption, err)
 	}
@@ -141,10 +159,10 @@ func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 	}
 	if _, err := s.Wait(ctx); err != nil {
 		s.abort()
-		if e, ok := lastDialErr.Load().(error); ok {
-			return fmt.Errorf("zklock: connect %v: %w (last dial error: %v)", cfg.Servers, err, e)
+		if e := lastDialErr.Load(); e != nil {
+			return errs.Errorf("connect %v: %w (last dial error: %v)", cfg.Servers, err, *e)
 		}
-		return fmt.Errorf("zklock: connect %v: %w", cfg.Servers, err)
+		return errs.Errorf("connect %v: %w", cfg.Servers, err)
 	}
 	for _, a := range cfg.Auth {
 		if _, err := Call(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.Scheme, a.Auth) }); err != nil {
@@ -152,12 +170,16 @@ func (s *Session) Connect(ctx context.Context, nodes Nodes) error {
 			if errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrNoAuth) {
 				return fmt.Errorf("%w: %s authentication failed: %v", errs.ErrNoAuth, a.Scheme, err)
 			}
-			return fmt.Errorf("zklock: connect %v: adding %s auth: %w", cfg.Servers, a.Scheme, errs.Map(err))
+			return errs.Errorf("connect %v: adding %s auth: %w", cfg.Servers, a.Scheme, errs.Map(err))
 		}
 	}
-	s.wg.Add(2)
+	st, _ := s.status()
+	s.publishQuietly(st) // established: State says so from now on; the first state is no change
+
+	s.wg.Add(3)
 	go s.watchdog()
 	go s.prover()
+	go s.watchState()
 	return nil
 }
 
@@ -172,6 +194,7 @@ func (s *Session) abort() {
 	s.nodes.Closing()
 	s.bgCancel()
 	go s.conn.Close()
+	s.publishClosed()
 }
 
 // Close ends the session: the nodes are told first (Nodes.Closing), then
@@ -191,6 +214,7 @@ func (s *Session) Close() bool {
 	s.bgCancel()
 	s.conn.Close()
 	s.wg.Wait()
+	s.publishClosed()
 	return true
 }
 
@@ -291,17 +315,18 @@ func (s *Session) onEvent(ev zk.Event) {
 }
 
 func (s *Session) onSessionEvent(state zk.State) {
-	var notify State
+	var notify Conn
 	var then func()
 	s.mu.Lock()
 	switch state {
 	case zk.StateHasSession:
 		sid := s.wire.SessionID()
 		if s.suspended && sid == s.sid {
-			notify = Resumed
+			notify = ConnResumed
 		}
 		s.sid = sid
 		s.suspended = false
+		s.expired = false
 		if !s.ready {
 			s.ready = true
 			close(s.readyCh)
@@ -315,7 +340,8 @@ func (s *Session) onSessionEvent(state zk.State) {
 			s.suspended = true
 			s.readyCh = make(chan struct{})
 			close(s.downCh)
-			notify = Suspended
+			notify = ConnLost
+			s.passed = append(s.passed, Suspended)
 		}
 	case zk.StateExpired:
 		if s.ready {
@@ -323,6 +349,8 @@ func (s *Session) onSessionEvent(state zk.State) {
 			s.readyCh = make(chan struct{})
 			close(s.downCh)
 		}
+		s.expired = true
+		s.passed = append(s.passed, Expired)
 		then = s.nodes.Session(0)
 		s.log.Warn("zklock: session expired", "session", fmt.Sprintf("%#x", s.sid))
 	case zk.StateAuthFailed:
@@ -333,10 +361,11 @@ func (s *Session) onSessionEvent(state zk.State) {
 	if then != nil {
 		then()
 	}
-	if notify != 0 && s.cfg.OnState != nil {
-		go s.cfg.OnState(notify, sid)
+	s.nudgeState()
+	if notify != 0 && s.cfg.OnConn != nil {
+		go s.cfg.OnConn(notify, sid)
 	}
-	if notify == Suspended {
+	if notify == ConnLost {
 		s.log.Warn("zklock: connection to ZooKeeper lost; leases suspended", "session", fmt.Sprintf("%#x", sid))
 	}
 	s.Kick()

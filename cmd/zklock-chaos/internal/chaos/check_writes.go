@@ -18,6 +18,7 @@ func (c *checker) checkWrites() {
 		done   map[leaseKey]bool
 	}
 	states := map[string]*state{}
+	accepted := map[string][]Event{} // by resource; complete before the first refusal
 	for _, w := range c.writes {
 		e := w.Event
 		k := leaseKey{e.Proc, e.Op, e.Resource}
@@ -25,11 +26,12 @@ func (c *checker) checkWrites() {
 		if !e.Accepted {
 			if w.refused() {
 				r.Writes.Rejected++
-				c.classifyStale(e, l)
+				c.classifyStale(e, l, accepted[e.Resource])
 			}
 			continue
 		}
 		r.Writes.Accepted++
+		accepted[e.Resource] = append(accepted[e.Resource], e)
 		if c.kindOf(e.Resource) != "x" {
 			continue // checkSharedWrites
 		}
@@ -61,7 +63,8 @@ func (c *checker) checkWrites() {
 // classifyStale explains a refused write: its writer had been paused, or
 // had already been told its lease was lost. Otherwise a holder in good
 // standing was fenced off: someone else held the lock at the same time.
-func (c *checker) classifyStale(e Event, l *leaseRec) {
+// accepted are the accepted writes of e's resource.
+func (c *checker) classifyStale(e Event, l *leaseRec, accepted []Event) {
 	r := c.rep
 	r.Stale.Rejected++
 	switch {
@@ -77,8 +80,8 @@ func (c *checker) classifyStale(e Event, l *leaseRec) {
 		r.Stale.RejectedPaused++
 	case l.lost != 0 && l.lost <= e.Sent:
 		r.Stale.RejectedAfterLoss++
-	case l.lost != 0 && l.lost <= cmp.Or(e.Called, e.T):
-		// sent in good standing, delivered after its writer was told of
+	case l.lost != 0 && l.lost <= refusableFrom(e, accepted):
+		// sent in good standing, refused after its writer was told of
 		// its loss: a write in transit across the loss, fencing's to
 		// refuse (whether the signal came before the next holder is
 		// late-loss-signal's to judge)
@@ -88,6 +91,38 @@ func (c *checker) classifyStale(e Event, l *leaseRec) {
 		c.violation(VGoodStanding, e.Resource, fmt.Sprintf("%v (token %#x) was neither paused nor told of loss, yet the store had seen token %#x",
 			l.key, e.Token, e.Max), l.acquired, e.T, l.key)
 	}
+}
+
+// refusableFrom returns the earliest moment the store could have refused
+// write e, given the accepted writes of e's resource. That is no earlier
+// than the call to the store (e.Called; e.T in histories without it), and
+// no earlier than the first write that could have raised the fence to
+// e's token or above: an accepted write of another lease on e's
+// resource, with a token at least e's, whose own call began before e was
+// answered. The earliest of those calls bounds the refusal from below,
+// whichever of them raised the fence. The refusal itself proves such a
+// write. In a database, e's transaction may have begun long before it
+// (waiting for a connection or for the fence's row) while the next holder
+// came in and wrote.
+//
+// A loss told by that moment was told before the refusal, whatever the
+// store's timing: the write was in transit across the loss. A loss told
+// later is not excused. A loss told after the next holder acquired is
+// checkHandOffs' late-loss-signal, whatever this says. Without such a
+// write the refusal is unexplained (checkStoreHistory's to judge) and the
+// bound is the call.
+func refusableFrom(e Event, accepted []Event) int64 {
+	from := cmp.Or(e.Called, e.T)
+	first := int64(0)
+	for _, w := range accepted {
+		if w.Token < e.Token || w.Proc == e.Proc && w.Op == e.Op {
+			continue
+		}
+		if call := cmp.Or(w.Called, w.T); call <= e.T && (first == 0 || call < first) {
+			first = call
+		}
+	}
+	return max(from, first)
 }
 
 // next returns the lease granted after l on its resource.

@@ -317,21 +317,28 @@ func (ln *lane) downgrade(ctx context.Context, a attempt) {
 	cancel()
 	if err != nil {
 		w.send(Event{Kind: EvNote, Op: hd.op, Resource: a.resource, Mode: ModeWrite, Outcome: "downgrade-" + outcomeDowngrade(err), Err: err.Error()})
+		ended := errors.Is(err, zklock.ErrLeaseLost)
 		select {
 		case <-hd.l.Done():
-			// Downgrade gave the write lease up and lost the read lease
-			// it made (ErrLeaseLost: the session was lost while the
-			// write node's delete waited), or the write lease was lost
-			// during the call. Either way it ended in its holder's eyes
-			// when Downgrade was called, as after a downgrade.
-			w.send(Event{Kind: EvRelease, T: called.UnixNano(), Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Detail: "downgrade-lost"})
-			w.untrack(hd.h)
-			w.send(Event{Kind: EvReleased, Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Outcome: "lost", Err: err.Error()})
+			ended = true
 		default:
+		}
+		if !ended {
 			// ErrDowngradeBlocked, or the call ended first: the write
 			// lease still holds.
 			w.release(hd, a, "downgrade-failed")
+			return
 		}
+		// Downgrade gave the write lease up and lost the read lease it
+		// made (ErrLeaseLost: the session was lost while the write
+		// node's delete waited), or the write lease was lost during the
+		// call. Either way it ended in its holder's eyes when Downgrade
+		// was called, as after a downgrade. Its Done may still be open:
+		// the delete Downgrade began goes on in the background, and the
+		// lease ends only once ZooKeeper confirms it.
+		w.send(Event{Kind: EvRelease, T: called.UnixNano(), Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Detail: "downgrade-lost"})
+		w.untrack(hd.h)
+		w.send(Event{Kind: EvReleased, Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Outcome: "lost", Err: err.Error()})
 		return
 	}
 	at := time.Now()

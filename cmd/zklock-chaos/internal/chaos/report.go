@@ -148,6 +148,9 @@ type Report struct {
 	NetworkLossLive    Margin `json:"network_loss_session_alive"`
 	// KillTakeover: from the SIGKILL of a holder to the next acquire.
 	KillTakeover Margin `json:"kill_takeover"`
+	// HeldBeforeLoss: how long the leases lost without a release had
+	// been held, by the loss's reason and over all ("all").
+	HeldBeforeLoss map[string]*HeldBeforeLoss `json:"held_before_loss"`
 
 	// SequencesTwice counts the sequence numbers given to two nodes of
 	// one queue (VDivergence each); DivergedLeases the verdicts on leases
@@ -247,7 +250,7 @@ type Targets struct {
 func newReport() *Report {
 	return &Report{AcquireFailures: map[string]int{}, AcquireErrors: map[string]int{}, Releases: map[string]int{},
 		Losses: map[string]int{}, Faults: map[string]int{}, LossMargins: map[string]*Margin{}, OpDeletes: map[string]int{},
-		Recipes: map[string]*RecipeStats{}}
+		Recipes: map[string]*RecipeStats{}, HeldBeforeLoss: map[string]*HeldBeforeLoss{}}
 }
 
 func (r *Report) addMargin(kind string, ms float64, sessionAlive bool) {
@@ -276,6 +279,9 @@ func (r *Report) finish() {
 	r.NetworkLossExpired.finish()
 	r.NetworkLossLive.finish()
 	r.KillTakeover.finish()
+	for _, h := range r.HeldBeforeLoss {
+		h.finish()
+	}
 	r.OpDeleteNotice.finish()
 	r.WriteLatency.finish()
 	r.Stalls.finish()
@@ -450,6 +456,7 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.KillTakeover.N > 0 {
 		fmt.Fprintf(w, "| (kill: SIGKILL to next acquire) | %d | — | %.0f | %.0f |\n", r.KillTakeover.N, r.KillTakeover.MinMS, r.KillTakeover.MedianMS)
 	}
+	r.writeHeld(w)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "losses: %s; acquire failures: %s; releases: %s; writes: %d accepted, %d rejected; stale accepted before the next holder's first write: %d\n",
 		kv(r.Losses), kv(r.AcquireFailures), kv(r.Releases), r.Writes.Accepted, r.Writes.Rejected, r.Stale.AcceptedBeforeNext)

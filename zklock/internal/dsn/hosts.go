@@ -1,15 +1,22 @@
-package zklock
+package dsn
 
 import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
+var _ zk.HostProvider = (*Hosts)(nil)
+
 // parseHosts takes the comma-separated host list of a connection string.
-func (d *dsnParser) parseHosts(list string) error {
+func (d *parser) parseHosts(list string) error {
 	if strings.TrimSpace(list) == "" {
 		return d.bad("no host (want host[:port],...)")
 	}
@@ -27,10 +34,10 @@ func (d *dsnParser) parseHosts(list string) error {
 			return d.bad("host %d of %d (%q): %v", i+1, len(parts), part, err)
 		}
 		if j, dup := seen[strings.ToLower(server)]; dup {
-			return d.bad("host %d of %d (%q): repeats host %d (%s)", i+1, len(parts), part, j+1, d.servers[j])
+			return d.bad("host %d of %d (%q): repeats host %d (%s)", i+1, len(parts), part, j+1, d.Servers[j])
 		}
 		seen[strings.ToLower(server)] = i
-		d.servers = append(d.servers, server)
+		d.Servers = append(d.Servers, server)
 	}
 	return nil
 }
@@ -80,7 +87,7 @@ func parseHost(s string) (string, error) {
 			return "", err
 		}
 	}
-	p := defaultPort
+	p := DefaultPort
 	if hasPort {
 		var err error
 		if p, err = parsePort(port); err != nil {
@@ -95,7 +102,7 @@ func parseHost(s string) (string, error) {
 func colons(s string) error {
 	a, err := netip.ParseAddr(s)
 	if err != nil || !a.Is6() {
-		return fmt.Errorf("too many colons (write host:port, with an IPv6 address in brackets: [::1]:%d)", defaultPort)
+		return fmt.Errorf("too many colons (write host:port, with an IPv6 address in brackets: [::1]:%d)", DefaultPort)
 	}
 	also := ""
 	if i := strings.LastIndexByte(s, ':'); i > 0 {
@@ -103,7 +110,7 @@ func colons(s string) error {
 			also = fmt.Sprintf(", or [%s]:%s if %s is the port", s[:i], s[i+1:], s[i+1:])
 		}
 	}
-	return fmt.Errorf("an IPv6 address must be in brackets, as [%s] or [%s]:%d%s (a bare one is ambiguous: its last group could be a port)", s, s, defaultPort, also)
+	return fmt.Errorf("an IPv6 address must be in brackets, as [%s] or [%s]:%d%s (a bare one is ambiguous: its last group could be a port)", s, s, DefaultPort, also)
 }
 
 // checkHostName checks a host name or IPv4 address.
@@ -144,7 +151,7 @@ func checkHostName(h string) error {
 // parsePort parses a decimal port number from 1 to 65535.
 func parsePort(s string) (int, error) {
 	if s == "" {
-		return 0, fmt.Errorf("empty port (omit the colon for port %d)", defaultPort)
+		return 0, fmt.Errorf("empty port (omit the colon for port %d)", DefaultPort)
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -158,12 +165,12 @@ func parsePort(s string) (int, error) {
 	return n, nil
 }
 
-// checkServers checks the servers given to Connect as ParseDSN checks the
-// hosts of a connection string, and returns them as host:port, the
+// CheckServers checks the servers given to zklock.Connect as Parse checks
+// the hosts of a connection string, and returns them as host:port, the
 // default port filled in.
-func checkServers(servers []string) ([]string, error) {
+func CheckServers(servers []string) ([]string, error) {
 	if len(servers) == 0 {
-		return nil, fmt.Errorf("%w: no ZooKeeper servers given", ErrInvalidOption)
+		return nil, fmt.Errorf("%w: no ZooKeeper servers given", errs.ErrInvalidOption)
 	}
 	out := make([]string, 0, len(servers))
 	seen := map[string]bool{}
@@ -177,10 +184,65 @@ func checkServers(servers []string) ([]string, error) {
 			if strings.ContainsAny(s, ",/?") {
 				hint = " (a connection string goes to Open)"
 			}
-			return nil, fmt.Errorf("%w: server %q: %v%s", ErrInvalidOption, s, err, hint)
+			return nil, fmt.Errorf("%w: server %q: %v%s", errs.ErrInvalidOption, s, err, hint)
 		}
 		seen[strings.ToLower(server)] = true
 		out = append(out, server)
 	}
 	return out, nil
+}
+
+// Hosts is the go-zookeeper HostProvider of a Client. It hands the
+// servers to the dialer as given, names unresolved, so that each dial
+// resolves its name afresh. go-zookeeper's default, DNSHostProvider,
+// resolves every name once, inside zk.Connect: a name that does not
+// resolve yet (a pod that starts before its DNS record) failed Connect at
+// once, and an address that changes later was never seen. Here a name
+// that fails to resolve is a failed dial, retried as a refused connection
+// is, until Connect's context ends (ErrUnavailable), and the same on every
+// reconnection. go-zookeeper shuffles the servers before Init.
+type Hosts struct {
+	mu      sync.Mutex
+	servers []string
+	curr    int // the server of the last Next
+	last    int // the server of the last connection, -1 before one
+}
+
+// Init takes the servers, "host:port" each.
+func (h *Hosts) Init(servers []string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(servers) == 0 {
+		return fmt.Errorf("no ZooKeeper servers given")
+	}
+	h.servers = slices.Clone(servers)
+	h.curr, h.last = -1, -1
+	return nil
+}
+
+// Len returns the number of servers.
+func (h *Hosts) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.servers)
+}
+
+// Next returns the server to dial next, and whether every server has been
+// tried since the last connection (go-zookeeper then waits a second).
+func (h *Hosts) Next() (server string, retryStart bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.curr = (h.curr + 1) % len(h.servers)
+	retryStart = h.curr == h.last
+	if h.last == -1 {
+		h.last = 0
+	}
+	return h.servers[h.curr], retryStart
+}
+
+// Connected records that the last server returned by Next was connected.
+func (h *Hosts) Connected() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = h.curr
 }

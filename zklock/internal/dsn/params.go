@@ -1,4 +1,4 @@
-package zklock
+package dsn
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zklockkit/zklockkit/internal/duration"
+	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
 // maxPasswordFile bounds what is read of a password file.
@@ -19,7 +20,7 @@ var dsnParams = []string{"label", "loss_margin", "password_file", "session_timeo
 
 // parseParams takes the parameters after "?" and returns the password
 // file, if any.
-func (d *dsnParser) parseParams(query string) (passwordFile string, err error) {
+func (d *parser) parseParams(query string) (passwordFile string, err error) {
 	q, err := url.ParseQuery(query)
 	if err != nil {
 		return "", d.bad("parameters: %v", err)
@@ -42,37 +43,34 @@ func (d *dsnParser) parseParams(query string) (passwordFile string, err error) {
 			return "", d.bad("parameter %s: empty value", k)
 		}
 		v := vs[0]
-		var opt Option
+		var value any = v
 		switch k {
 		case "session_timeout", "loss_margin":
 			dur, err := duration.Parse(v)
 			if err != nil {
 				return "", d.bad("parameter %s: %v", k, err)
 			}
-			if k == "session_timeout" {
-				opt = WithSessionTimeout(dur)
-			} else {
-				opt = WithLossMargin(dur)
-			}
-		case "label":
-			opt = WithLabel(v)
+			value = dur
 		case "password_file":
 			passwordFile = v
 			continue
 		}
-		// The option's own check, reported against the parameter.
-		cfg := defaultClientConfig()
-		opt(&cfg)
-		if cfg.err != nil {
-			return "", d.bad("parameter %s: %s", k, strings.TrimPrefix(cfg.err.Error(), ErrInvalidOption.Error()+": "))
+		// The client option's own check, reported against the parameter.
+		if d.checks.Param != nil {
+			if err := d.checks.Param(k, value); err != nil {
+				return "", d.bad("parameter %s: %s", k, strings.TrimPrefix(err.Error(), errs.ErrInvalidOption.Error()+": "))
+			}
 		}
-		d.opts = append(d.opts, opt)
+		if d.Params == nil {
+			d.Params = make(map[string]any)
+		}
+		d.Params[k] = value
 	}
 	return passwordFile, nil
 }
 
 // userInfo decodes the user info of a zk:// string.
-func (d *dsnParser) userInfo(s string) (user, password string, hasPassword bool, err error) {
+func (d *parser) userInfo(s string) (user, password string, hasPassword bool, err error) {
 	if strings.Contains(s, "@") {
 		return "", "", false, d.bad(`user info: write "@" as %%40`)
 	}
@@ -93,7 +91,7 @@ func (d *dsnParser) userInfo(s string) (user, password string, hasPassword bool,
 }
 
 // auth adds digest authentication when the string names a user.
-func (d *dsnParser) auth(hasUser bool, user, password string, hasPassword bool, passwordFile string) error {
+func (d *parser) auth(hasUser bool, user, password string, hasPassword bool, passwordFile string) error {
 	switch {
 	case !hasUser && passwordFile != "":
 		return d.bad("password_file without a user: write zk://USER@HOSTS...")
@@ -113,7 +111,7 @@ func (d *dsnParser) auth(hasUser bool, user, password string, hasPassword bool, 
 			return d.bad("user %q has no password: add ?password_file=FILE, set $%s, or write zk://%s:PASSWORD@...", user, EnvPassword, user)
 		}
 	}
-	d.opts = append(d.opts, WithDigestAuth(user, password))
+	d.User, d.Password = user, password
 	return nil
 }
 
