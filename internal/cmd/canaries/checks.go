@@ -67,10 +67,11 @@ var checks = []check{{
 	run:     "^TestIntegration_ModelScenarios$/^item1-semaphore-second-holder-leaves$",
 	verdict: regexp.MustCompile(`model-based test failed on zookeeper: step \d+: op\d+ may hold \[s\], and has not returned`),
 }, {
-	canary:   canary.TryUnbounded,
-	name:     "short campaign",
-	campaign: true,
-	verdict:  regexp.MustCompile(`^liveness-target-missed: try-acquire answer`),
+	canary:  canary.TryUnbounded,
+	name:    "TestIntegration_TryIsBoundedWhileZooKeeperIsAway",
+	pkg:     "./zklock",
+	run:     "^TestIntegration_TryIsBoundedWhileZooKeeperIsAway$",
+	verdict: regexp.MustCompile(`answered after .*, when its caller's context ended .*: the try has no bound of its own`),
 }, {
 	canary:   canary.StoreAcceptsAnyToken,
 	name:     "short campaign (store in memory)",
