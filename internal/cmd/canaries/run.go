@@ -53,7 +53,7 @@ func (c check) exec(dir, label string, name canary.Name) result {
 		args = []string{"run", "-tags", canary.Tag, "./cmd/zklock-chaos", "-mode", "short", "-q",
 			"-out", campaignDir, "-json", filepath.Join(campaignDir, "report.json")}
 	} else {
-		args = []string{"test", "-tags", canary.Tag, "-count=1", "-timeout", "20m", "-run", c.run, c.pkg}
+		args = []string{"test", "-json", "-tags", canary.Tag, "-count=1", "-timeout", "20m", "-run", c.run, c.pkg}
 	}
 	f, err := os.Create(r.log)
 	if err != nil {
@@ -64,9 +64,14 @@ func (c check) exec(dir, label string, name canary.Name) result {
 	fmt.Fprintf(f, "$ %s=%s go %s\n", canary.EnvVar, name, strings.Join(args, " "))
 	cmd := exec.Command("go", args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, f, f
+	tl := &testLog{w: f}
+	if !c.campaign {
+		cmd.Stdout = tl
+	}
 	start := time.Now()
 	runErr := cmd.Run()
 	r.took = time.Since(start)
+	tl.Close()
 	var exit *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &exit) {
 		r.status, r.verdict = errored, runErr.Error()
@@ -82,7 +87,7 @@ func (c check) exec(dir, label string, name canary.Name) result {
 	if c.campaign {
 		r.judgeCampaign(campaignDir, runErr == nil)
 	} else {
-		r.judgeTest(runErr == nil)
+		r.judgeTest(tl, runErr == nil)
 	}
 	return r
 }
@@ -96,31 +101,33 @@ var (
 )
 
 // judgeTest reads a go test's output: the first line that matches the
-// verdict, and the failed test's own time.
-func (r *result) judgeTest(ok bool) {
-	b, err := os.ReadFile(r.log)
-	if err != nil {
-		r.status, r.verdict = errored, err.Error()
-		return
-	}
-	out := string(b)
+// verdict, and how long after the test began it was printed (without
+// times, the failed test's own time).
+func (r *result) judgeTest(tl *testLog, ok bool) {
 	var testTime, seed string
-	for _, line := range strings.Split(out, "\n") {
-		if m := seedOf.FindStringSubmatch(line); m != nil && seed == "" && r.verdict != "" {
+	built := true
+	for _, line := range tl.lines {
+		if m := seedOf.FindStringSubmatch(line.text); m != nil && seed == "" && r.verdict != "" {
 			seed = m[1]
 		}
-		if m := failLine.FindStringSubmatch(line); m != nil && testTime == "" {
+		if m := failLine.FindStringSubmatch(line.text); m != nil && testTime == "" {
 			testTime = m[2] + " s into the test"
 		}
-		if r.verdict == "" && r.check.verdict.MatchString(line) {
-			r.verdict = strings.TrimSpace(line)
+		if r.verdict == "" && r.check.verdict.MatchString(line.text) {
+			r.verdict = strings.TrimSpace(line.text)
+			if !tl.started.IsZero() && !line.at.IsZero() {
+				testTime = fmt.Sprintf("%.2f s into the test", line.at.Sub(tl.started).Seconds())
+			}
+		}
+		if buildFail.MatchString(line.text) {
+			built = false
 		}
 	}
 	switch {
 	case ok:
 		r.status = survived
 		return
-	case buildFail.MatchString(out):
+	case !built:
 		r.status = errored
 		return
 	case r.verdict == "":
