@@ -39,7 +39,7 @@ model: ## the model-based test's release run: thousands of seeded steps on ZooKe
 	scripts/ensure-zookeeper.sh
 	ZKLOCK_MODEL=long $(GO) test -count=1 -run 'TestIntegration_Model$$' -v -timeout 60m ./zklock
 
-canary: ## seeded defects (issue 32): each canary, built in with -tags zklock_canary, must fail the check that should catch it with its verdict (about 15 minutes; CANARY=name,... for some; docs/chaos.md#canaries)
+canary: ## seeded defects (issue 32): each canary, built in with -tags zklock_canary, must fail the check that should catch it with its verdict (about 6 minutes; CANARY=name,... for some; docs/chaos.md#canaries)
 	scripts/ensure-test-deps.sh zookeeper postgres
 	$(GO) run ./internal/cmd/canaries $(if $(CANARY),-only $(CANARY))
 
