@@ -163,6 +163,7 @@ func (b *zkBackend) sessionStatus(st session.Status, sid int64) {
 // before ZooKeeper confirms, the rest goes on in the background and the
 // lease ends when it is done.
 func (b *zkBackend) releaseHolds(ctx context.Context, st *leaseState) error {
+	b.c.holds.released(st)
 	return b.c.q.Release(ctx, st.ownNodes(), st.finishRelease)
 }
 

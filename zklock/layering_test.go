@@ -23,6 +23,7 @@ var layers = []struct {
 	{"zklock/internal/wire", []string{"zklock/internal/zkwire"}},
 	{"zklock/internal/dsn", []string{"zklock/internal/errs", "internal/duration"}},
 	{"zklock/internal/session", []string{"zklock/internal/wire", "zklock/internal/errs"}},
+	{"zklock/internal/flight", []string{"zklock/internal/wire"}},
 	{"zklock/internal/queue", []string{"zklock/internal/session", "zklock/internal/layout", "zklock/internal/errs"}},
 	{"zklock", []string{"zklock/internal/...", "internal/ctxsleep"}},
 	{"zklock/lockertest", []string{"zklock"}},

@@ -73,7 +73,7 @@ func (p *clientParts) begin(t *target) {
 		delay = 0
 	}
 	p.req = queue.Request{Resource: t.resource, Parent: t.parent, Kind: layout.Kind(a.cfg.mode), Limit: a.cfg.limit,
-		Try: a.cfg.try, Raw: a.cfg.raw, Layout: a.cfg.layout, Data: c.nodeData(a.cfg), DeleteBy: a.deleteBy(),
+		Try: a.cfg.try, Raw: a.cfg.raw, Layout: a.cfg.layout, Data: c.partData(a, t.parent), DeleteBy: a.deleteBy(),
 		WatchDelay: delay, Reporter: p}
 	p.w = c.q.Waiter(&p.req, &p.park)
 }

@@ -2,7 +2,8 @@
 // and checks its history: a 3-node ZooKeeper ensemble on loopback, worker
 // processes running every recipe (exclusive, read/write, downgrade,
 // semaphore, election, AcquireAll, try) with fenced writes to a shared
-// store (in memory, or SQLite or PostgreSQL through package fence), and a
+// store (in memory, SQLite or PostgreSQL through package fence, or
+// ZooKeeper itself through Client.Fenced), and a
 // nemesis that kills, pauses and cuts off lock holders, kills
 // and restarts servers, partitions the ensemble and deletes lock nodes as
 // an operator would. The long mode ends with a load phase of 200 more
@@ -11,7 +12,7 @@
 //
 // Usage:
 //
-//	zklock-chaos [-mode short|long|smoke] [-store memory|sqlite|postgres] [-out DIR] [-json FILE] [-seed N]
+//	zklock-chaos [-mode short|long|smoke] [-store memory|sqlite|postgres|zookeeper] [-out DIR] [-json FILE] [-seed N]
 //	zklock-chaos -check DIR/history.jsonl
 //
 // It prints the report as Markdown tables (the README shows the latest long
@@ -62,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		loadD    = fs.Duration("load-duration", 0, "load phase: how long (default: the mode's, or 5m)")
 		maxDur   = fs.Duration("max-duration", 0, "give up (and fail) after this long (default: the mode's)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
-		store    = fs.String("store", chaos.StoreMemory, "where critical sections write: memory (the campaign process), sqlite (a file, written by the campaign for the workers) or postgres (a throwaway cluster, written by each worker): both databases through package fence, and the checker reads their committed rows")
+		store    = fs.String("store", chaos.StoreMemory, "where critical sections write: memory (the campaign process), sqlite (a file, written by the campaign for the workers), postgres (a throwaway cluster, written by each worker), both through package fence, or zookeeper (znodes on the campaign's ensemble, written by each worker through zklock's Client.Fenced); the checker reads back what the last three committed")
 		check    = fs.String("check", "", "run no campaign: check the history in `FILE` (a campaign's history.jsonl) again and report")
 	)
 	fs.Usage = func() {

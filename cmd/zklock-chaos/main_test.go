@@ -16,7 +16,7 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "-mode") {
+	if code := run([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "-mode") || !strings.Contains(errb.String(), "zookeeper (znodes") {
 		t.Fatalf("-h: exit %d, %q", code, errb.String())
 	}
 }

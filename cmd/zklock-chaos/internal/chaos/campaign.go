@@ -67,7 +67,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer h.Close()
 	var db *dbStore
-	if cfg.Store != StoreMemory {
+	if cfg.Store != StoreMemory && cfg.Store != StoreZK {
 		progress("starting the %s store", cfg.Store)
 		if db, err = startDBStore(ctx, cfg.Store, dir); err != nil {
 			return nil, err
@@ -91,6 +91,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var sems []semSpec
 	var multi [][]string
 	base.Resources, rw, sems, elections, multi = resourceNames(cfg.Resources)
+	var zs *zkStore
+	if cfg.Store == StoreZK {
+		names := slices.Concat(base.Resources, rw, elections, loadResources(cfg.Load.Resources))
+		for _, s := range sems {
+			names = append(names, s.Name)
+		}
+		for _, set := range multi {
+			names = append(names, set...)
+		}
+		progress("installing the zookeeper store's registers under %s", root+"-store")
+		if zs, err = startZKStore(ens.Addrs(), root+"-store", names); err != nil {
+			return nil, err
+		}
+		base.StoreRoot = zs.root
+	}
 	if !cfg.NoRecipes {
 		base.RW, base.Sems, base.Elections, base.Multi, base.Probe = rw, sems, elections, multi, true
 	}
@@ -118,7 +133,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	stopSnapshots := snapshotQueues(ens.Addrs(), root, h, cfg.PhantomPeriod)
 	nem := &nemesis{session: cfg.SessionTimeout, fl: fl, ens: ens, hub: h, root: root, counts: map[FaultKind]int{},
 		aimed: map[FaultKind]map[string]int{}}
-	opConn, _, err := zk.Connect(ens.Addrs(), 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	opConn, err := dialQuiet(ens.Addrs())
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +225,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		db.readBack(rctx, h)
 		cancel()
 	}
+	if zs != nil {
+		zs.readBack(ens.Addrs(), h)
+	}
 	h.record(Event{Kind: EvNote, Detail: "campaign end"})
 
 	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, TickTime: cfg.TickTime, HangGrace: cfg.HangGrace, Store: cfg.Store})
@@ -230,10 +248,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // workers get it at start), waits Duration, and records its start and end.
 func runLoad(ctx context.Context, cfg Config, h *hub, fl *fleet, nem *nemesis, progress func(string, ...any)) {
 	n := len(fl.slots)
-	res := make([]string, cfg.Load.Resources)
-	for i := range res {
-		res[i] = fmt.Sprintf("load-%d", i)
-	}
+	res := loadResources(cfg.Load.Resources)
 	share := loadSpec{Sessions: (cfg.Load.Sessions + n - 1) / n, Waiters: (cfg.Load.Waiters + n - 1) / n, Resources: res,
 		AcquireTimeout: cfg.Load.AcquireTimeout}
 	h.setLoad(share)
@@ -250,6 +265,15 @@ func runLoad(ctx context.Context, cfg Config, h *hub, fl *fleet, nem *nemesis, p
 		}
 	}
 	h.record(Event{Kind: EvPhase, Detail: "load-end"})
+}
+
+// loadResources names the load phase's n resources.
+func loadResources(n int) []string {
+	res := make([]string, n)
+	for i := range res {
+		res[i] = fmt.Sprintf("load-%d", i)
+	}
+	return res
 }
 
 func (n *nemesis) snapshot() map[FaultKind]int {
@@ -287,7 +311,7 @@ func waitStarted(h *hub, n int, timeout time.Duration) error {
 // session of a killed worker not yet expired): it counts as an orphan only
 // if it is still there after wait.
 func findOrphans(addrs []string, root string, live map[int]int64, wait time.Duration) []Event {
-	conn, _, err := zk.Connect(addrs, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	conn, err := dialQuiet(addrs)
 	if err != nil {
 		return []Event{{Kind: EvOrphan, Target: root, Detail: "cannot check: " + err.Error()}}
 	}
@@ -352,6 +376,12 @@ func lockNodes(conn *zk.Conn, root string) (map[string]int64, error) {
 		}
 	}
 	return out, nil
+}
+
+// dialQuiet connects to the ensemble at addrs, logging nothing.
+func dialQuiet(addrs []string) (*zk.Conn, error) {
+	conn, _, err := zk.Connect(addrs, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	return conn, err
 }
 
 type quietLogger struct{}

@@ -29,24 +29,8 @@ func TestIntegration_ChaosSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Store = os.Getenv("ZKLOCK_CHAOS_STORE")
-	// Kept when the campaign fails, for its history and worker logs.
-	dir, err := os.MkdirTemp("", "zklock-chaos-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Dir = dir
-	if testing.Verbose() {
-		cfg.Progress = os.Stderr
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.MaxDuration+5*time.Minute)
-	defer cancel()
-	rep, err := chaos.Run(ctx, cfg)
-	if err != nil {
-		t.Fatalf("%v (campaign directory %s)", err, dir)
-	}
+	rep, dir := runCampaign(t, cfg)
 	var b bytes.Buffer
-	rep.WriteTable(&b)
-	t.Logf("\n%s", b.String())
 	if !rep.Pass {
 		b.Reset()
 		rep.WriteViolations(&b)
@@ -71,4 +55,29 @@ func TestIntegration_ChaosSmoke(t *testing.T) {
 		t.Fatalf("%d pauses, and no stall reported", rep.Faults[string(chaos.FaultPause)])
 	}
 	t.Logf("%d pauses; %d stalls reported (p50 %.0f ms, longest %.0f ms)", rep.Faults[string(chaos.FaultPause)], rep.Stalls.N, rep.Stalls.P50MS, rep.Stalls.MaxMS)
+}
+
+// runCampaign runs cfg in a new directory, kept for its history and
+// worker logs (the caller removes it once satisfied), and logs the
+// report's tables.
+func runCampaign(t *testing.T, cfg chaos.Config) (*chaos.Report, string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "zklock-chaos-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Dir = dir
+	if testing.Verbose() {
+		cfg.Progress = os.Stderr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.MaxDuration+5*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("%v (campaign directory %s)", err, dir)
+	}
+	var b bytes.Buffer
+	rep.WriteTable(&b)
+	t.Logf("\n%s", b.String())
+	return rep, dir
 }

@@ -41,9 +41,10 @@ type Params struct {
 	// itself, measured up to 1,114 ms on a machine at load 10).
 	TryBound time.Duration
 	// Store is the campaign's store (Config.Store; StoreMemory when
-	// empty). With a database, what was accepted, and in which order, is
-	// read from the committed rows the history ends with (EvCommitted),
-	// not from the writers' reports.
+	// empty). With a database or ZooKeeper, what was accepted, and in
+	// which order, is read from the committed writes the history ends with
+	// (EvCommitted), not from the writers' reports; with ZooKeeper every
+	// write is fenced by its lease's nodes (zkFenceSpec).
 	Store string
 }
 
@@ -220,8 +221,13 @@ type checker struct {
 	// windDown: when the campaign stopped the faults and began to stop
 	// the workers (0 if the history does not say)
 	windDown int64
-	// db: the store is a database (Params.Store)
+	// db: the store is outside the campaign process, a database or
+	// ZooKeeper (Params.Store): its committed writes decide
 	db bool
+	// zk: the store is ZooKeeper, where every write is fenced by its
+	// lease's nodes: readers are token-ordered against writers, and an
+	// accepted write of any recipe came from a holder whose node existed
+	zk bool
 	// writes: every write to the store, the accepted ones first, in the
 	// store's order (storeWrites)
 	writes []storeWrite
@@ -256,7 +262,7 @@ func Check(events []Event, p Params) *Report {
 	slices.SortFunc(evs, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	c := &checker{p: p.withDefaults(), evs: evs, leases: map[leaseKey]*leaseRec{}, byRes: map[string][]*leaseRec{},
 		pauses: map[int][]*faultRec{}, sessions: map[int][]Event{}, rep: newReport(), deletes: map[string][]*faultRec{},
-		byNode: map[string][]*leaseRec{}, db: p.Store != "" && p.Store != StoreMemory, died: map[int]int64{}}
+		byNode: map[string][]*leaseRec{}, db: p.Store != "" && p.Store != StoreMemory, zk: p.Store == StoreZK, died: map[int]int64{}}
 	c.index()
 	c.findDivergence()
 	c.checkWrites()

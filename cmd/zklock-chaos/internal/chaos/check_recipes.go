@@ -41,7 +41,8 @@ func (c *checker) goodStanding(l *leaseRec, sent, t int64) bool {
 //     another lease, and its writes fall in no other lease's stretch;
 //   - semaphore: no point of the order lies in the stretches of more than
 //     limit leases (writes of holders not in good standing, which no token
-//     can fence, are counted apart: Stale.Unfenced).
+//     can fence, are counted apart: Stale.Unfenced; in ZooKeeper every
+//     accepted write counts, see zkFenceSpec).
 func (c *checker) checkSharedWrites() {
 	r := c.rep
 	spans := map[string]map[*leaseRec]*span{}
@@ -58,11 +59,14 @@ func (c *checker) checkSharedWrites() {
 		if l == nil {
 			continue
 		}
-		if (kind == "sem" || kind == "rw" && c.db) && !c.goodStanding(l, e.Sent, e.T) {
+		if !c.zk && (kind == "sem" || kind == "rw" && c.db) && !c.goodStanding(l, e.Sent, e.T) {
 			// No token fences it: a semaphore's, or, in a database, any
 			// write on a read/write lock (readers leave no token in the
 			// fence, so a late writer is not refused after them; a late
 			// writer after a writer is, or checkStaleCommitted says so).
+			// In ZooKeeper the lease's node fences it: it existed when
+			// the write committed, so its holder still held, paused or
+			// not, and the write counts.
 			r.Stale.Unfenced++
 			continue
 		}

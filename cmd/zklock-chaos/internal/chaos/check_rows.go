@@ -14,9 +14,9 @@ type storeWrite struct {
 }
 
 // refused reports whether the store's fence refused the write: in memory,
-// any write not accepted; in a database, one fence.Guard refused (a write
-// the database failed for another reason was neither accepted nor
-// refused).
+// any write not accepted; in a database, one fence.Guard refused; in
+// ZooKeeper, one whose lease's node was gone (a write the store failed for
+// another reason was neither accepted nor refused).
 func (w storeWrite) refused() bool {
 	return !w.Accepted && (w.Outcome == "" || w.Outcome == WriteStale)
 }
@@ -27,11 +27,12 @@ func (w storeWrite) refused() bool {
 // In memory, the hub's verdicts are the store's, and the history's order
 // (Seq) is the store's order.
 //
-// In a database, the committed rows (EvCommitted, read back after the
-// run) decide: a write is accepted if and only if its row committed, and
-// the accepted writes of a resource are in the order of their rows'
-// versions (the register row's lock serialized them, whether or not the
-// fence did). A row whose writer never reported (killed after its commit)
+// In a database or ZooKeeper, the committed rows (EvCommitted, read back
+// after the run) decide: a write is accepted if and only if its row
+// committed, and the accepted writes of a resource are in the order of
+// their rows' versions (the register row's lock serialized them, or, in
+// ZooKeeper, the register znode's version and its log's sequence numbers,
+// whether or not the fence did). A row whose writer never reported (killed after its commit)
 // is accepted all the same. The writers' reports give the times; where
 // they contradict the rows (a write told it committed with no row, a
 // write the fence refused with one) the store is not what the checker
@@ -136,35 +137,52 @@ func (c *checker) mismatch(e Event, detail string) {
 }
 
 // checkStaleCommitted verifies, per resource in the store's order, that
-// no fenced write was accepted with a token below that of a writer
-// accepted before it: the one thing a fence exists to refuse. A writer
-// (exclusive, write, leader, AcquireAll part) is fenced by the writers
-// before it; in memory a reader is too (at or below a writer's token), in
-// a database it is not (package fence refuses read leases: several hold
-// at once) and checkSharedWrites judges it.
+// no fenced write was accepted out of token order: the one thing a fence
+// exists to refuse. A writer (exclusive, write, leader, AcquireAll part)
+// is fenced by the writers before it. Where readers are ordered too (in
+// memory, and in ZooKeeper: zkFenceSpec), a reader is fenced by the
+// writers before it (at or below a writer's token) and a writer by the
+// readers before it (below a reader's token); in a database they are not
+// (package fence refuses read leases: several hold at once) and
+// checkSharedWrites judges them.
 func (c *checker) checkStaleCommitted() {
-	top := map[string]storeWrite{} // the accepted writer with the largest token so far
+	ordered := !c.db || c.zk
+	top := map[string]storeWrite{}    // the accepted writer with the largest token so far
+	topAll := map[string]storeWrite{} // the accepted writer or reader with the largest token so far
 	for _, w := range c.writes {
 		if !w.Accepted {
 			break
 		}
 		mode := storeModeOf(w.Mode)
 		t, seen := top[w.Resource]
-		stale := seen && (fenced(mode) && w.Token < t.Token || mode == ModeRead && !c.db && w.Token <= t.Token)
+		a, seenAll := topAll[w.Resource]
+		over, stale := t, true
+		switch {
+		case fenced(mode) && seen && w.Token < t.Token:
+		case fenced(mode) && ordered && seenAll && w.Token < a.Token:
+			over = a
+		case mode == ModeRead && ordered && seen && w.Token <= t.Token:
+		default:
+			stale = false
+		}
 		if stale {
 			c.rep.Stale.Committed++
-			k, tk := leaseKey{w.Proc, w.Op, w.Resource}, leaseKey{t.Proc, t.Op, t.Resource}
+			k, tk := leaseKey{w.Proc, w.Op, w.Resource}, leaseKey{over.Proc, over.Op, over.Resource}
 			c.violation(VStaleCommitted, w.Resource, fmt.Sprintf("%v (token %#x) had a write accepted after %v (token %#x) had: a stale write got through the fence",
-				k, w.Token, tk, t.Token), min(t.T, w.T), max(t.T, w.T), k, tk)
+				k, w.Token, tk, over.Token), min(over.T, w.T), max(over.T, w.T), k, tk)
 			continue
 		}
 		if fenced(mode) && (!seen || w.Token > t.Token) {
 			top[w.Resource] = w
 		}
+		if (fenced(mode) || mode == ModeRead) && (!seenAll || w.Token > a.Token) {
+			topAll[w.Resource] = w
+		}
 	}
 }
 
-// DBStats is what became of the writes to a store in a database.
+// DBStats is what became of the writes to a store outside the campaign
+// process: a database, or ZooKeeper.
 type DBStats struct {
 	Store string `json:"store"`
 	// Rows is the number of committed rows read back: the accepted writes.
@@ -175,7 +193,9 @@ type DBStats struct {
 	Outcomes map[string]int `json:"outcomes"`
 	// PausedAborted counts transactions the database ended while their
 	// writer was stopped inside them (idle in transaction past its
-	// timeout: the writer, paused, held the resource's rows).
+	// timeout: the writer, paused, held the resource's rows); in
+	// ZooKeeper, writes whose answer was lost while their writer was
+	// stopped (its connection closed, or its session expired).
 	PausedAborted int `json:"paused_aborted"`
 	// Mismatches counts writes whose report and row disagree.
 	Mismatches int `json:"mismatches"`

@@ -12,7 +12,7 @@ import (
 type storeIn struct {
 	resource, mode string
 	token          int64
-	db             bool // the store is a database: dbFenceSpec, else memFenceSpec
+	store          string // Params.Store: which specification (memFenceSpec, dbFenceSpec, zkFenceSpec)
 }
 
 type storeOut struct {
@@ -41,17 +41,34 @@ var storeModel = porcupine.Model{
 	Init: func() any { return fenceState{} },
 	Step: func(state, input, output any) (bool, any) {
 		st, in, out := state.(fenceState), input.(storeIn), output.(storeOut)
-		spec := memFenceSpec
-		if in.db {
-			spec = dbFenceSpec
-		}
-		next, ok := spec(st, in.mode, in.token)
-		return ok == out.accepted && (out.prev < 0 || st.All == out.prev), next
+		next, ok := storeSpec(in.store)(st, in.mode, in.token, out.accepted)
+		return ok && (out.prev < 0 || st.All == out.prev), next
 	},
 	DescribeOperation: func(input, output any) string {
 		in, out := input.(storeIn), output.(storeOut)
 		return fmt.Sprintf("write(%s, %s, %#x) -> %t (prev %#x)", in.resource, in.mode, in.token, out.accepted, out.prev)
 	},
+}
+
+// storeSpec returns the specification of the store of kind, as whether a
+// verdict fits the state and the state after it.
+func storeSpec(kind string) func(st fenceState, mode string, tok int64, accepted bool) (fenceState, bool) {
+	switch kind {
+	case StoreZK:
+		return zkFenceSpec
+	case StoreSQLite, StorePostgres:
+		return verdictFits(dbFenceSpec)
+	}
+	return verdictFits(memFenceSpec)
+}
+
+// verdictFits turns a specification that decides each verdict into one
+// that says whether a given verdict fits.
+func verdictFits(spec func(fenceState, string, int64) (fenceState, bool)) func(fenceState, string, int64, bool) (fenceState, bool) {
+	return func(st fenceState, mode string, tok int64, accepted bool) (fenceState, bool) {
+		next, ok := spec(st, mode, tok)
+		return next, ok == accepted
+	}
 }
 
 // StoreCheck is what porcupine found of the store's history.
@@ -69,7 +86,8 @@ type StoreCheck struct {
 // rows (accepted) and the fence's refusals, each between the start of its
 // transaction and its end (a row whose writer was killed before it said
 // so: until its death); a write the database failed otherwise had no
-// effect and is left out; the previous token is not recorded.
+// effect and is left out; the previous token is not recorded. ZooKeeper's
+// likewise, judged by zkFenceSpec.
 func (c *checker) checkStoreHistory() {
 	var ops []porcupine.Operation
 	for _, w := range c.writes {
@@ -85,7 +103,7 @@ func (c *checker) checkStoreHistory() {
 			prev = -1
 		}
 		ops = append(ops, porcupine.Operation{ClientId: e.Proc, Call: call, Return: e.T,
-			Input: storeIn{resource: e.Resource, mode: storeModeOf(e.Mode), token: e.Token, db: c.db}, Output: storeOut{accepted: e.Accepted, prev: prev}})
+			Input: storeIn{resource: e.Resource, mode: storeModeOf(e.Mode), token: e.Token, store: c.p.Store}, Output: storeOut{accepted: e.Accepted, prev: prev}})
 	}
 	c.rep.Store.Writes = len(ops)
 	if len(ops) == 0 {

@@ -80,7 +80,7 @@ func (c *checker) classifyStale(e Event, l *leaseRec, accepted []Event) {
 		r.Stale.RejectedPaused++
 	case l.lost != 0 && l.lost <= e.Sent:
 		r.Stale.RejectedAfterLoss++
-	case l.lost != 0 && l.lost <= refusableFrom(e, accepted):
+	case l.lost != 0 && l.lost <= c.refusableFrom(e, accepted):
 		// sent in good standing, refused after its writer was told of
 		// its loss: a write in transit across the loss, fencing's to
 		// refuse (whether the signal came before the next holder is
@@ -93,10 +93,29 @@ func (c *checker) classifyStale(e Event, l *leaseRec, accepted []Event) {
 	}
 }
 
-// refusableFrom returns the earliest moment the store could have refused
-// write e, given the accepted writes of e's resource. That is no earlier
-// than the call to the store (e.Called; e.T in histories without it), and
-// no earlier than the first write that could have raised the fence to
+// refusableFrom returns the moment from which a loss told to e's writer
+// explains the refusal of e. For a store that refuses below a token it
+// is the earliest moment the store could have refused e
+// (tokenRefusableFrom). ZooKeeper refuses a write when its lease's node
+// is gone, which no other write tells, so there it is the moment the
+// refusal was answered: the refusal says the node was gone, and a holder
+// told of its loss by then had been told its node might go (zklock tells
+// it before the session can expire; whether before the next holder came
+// in is checkHandOffs' late-loss-signal to judge). A holder told nothing
+// by then (not paused, its node not deleted by the operator) had its node
+// taken without a word: in good standing.
+func (c *checker) refusableFrom(e Event, accepted []Event) int64 {
+	if c.zk {
+		return e.T
+	}
+	return tokenRefusableFrom(e, accepted)
+}
+
+// tokenRefusableFrom returns the earliest moment a store that refuses
+// below a token could have refused write e, given the accepted writes of
+// e's resource. That is no earlier than the call to the store (e.Called;
+// e.T in histories without it), and no earlier than the first write that
+// could have raised the fence to
 // e's token or above: an accepted write of another lease on e's
 // resource, with a token at least e's, whose own call began before e was
 // answered. The earliest of those calls bounds the refusal from below,
@@ -111,7 +130,7 @@ func (c *checker) classifyStale(e Event, l *leaseRec, accepted []Event) {
 // checkHandOffs' late-loss-signal, whatever this says. Without such a
 // write the refusal is unexplained (checkStoreHistory's to judge) and the
 // bound is the call.
-func refusableFrom(e Event, accepted []Event) int64 {
+func tokenRefusableFrom(e Event, accepted []Event) int64 {
 	from := cmp.Or(e.Called, e.T)
 	first := int64(0)
 	for _, w := range accepted {

@@ -48,9 +48,11 @@ type Config struct {
 	// default: the hub's memStore), StoreSQLite (a file in Dir, written
 	// by the hub through package fence) or StorePostgres (a throwaway
 	// cluster started with internal/pgtest, written by the workers
-	// through package fence, each on connections of its own). With a
-	// database the checker decides what was accepted, and in which
-	// order, from the rows it committed.
+	// through package fence, each on connections of its own) or StoreZK
+	// (znodes on the campaign's ensemble, written by the workers through
+	// zklock.Client.Fenced, each through its own Client). With a
+	// database or ZooKeeper the checker decides what was accepted, and in
+	// which order, from the writes the store committed.
 	Store string
 	// MaxDuration bounds the fault phase: a campaign still short of its
 	// targets then stops and fails (default 4 minutes).

@@ -61,6 +61,22 @@
 // which order (the register row's lock orders them whatever the fence
 // does).
 //
+// # The store in ZooKeeper
+//
+// With Config.Store set to StoreZK the writes go to znodes on the
+// campaign's own ensemble, through zklock.Client.Fenced, as a service
+// keeping its state in ZooKeeper would write them (zkStore). Each write,
+// every recipe's, is one multi on the writer's own Client, fenced by its
+// live lease: a check of each of the lease's lock nodes, the create of a
+// persistent-sequential log entry under the resource's register znode,
+// and a setData of the register (whose version counts the writes). A
+// lease whose node is gone is refused by ZooKeeper itself (WriteStale),
+// whether or not its holder knows. After the run the campaign reads each
+// register's log back into the history as it does a database's rows, and
+// the checker judges them by zkFenceSpec: a refusal may come at any
+// moment (no token decides it), and what is accepted is token-ordered,
+// readers against writers too.
+//
 // The nemesis, in three lanes (worker faults, ensemble faults, the
 // operator), one fault at a time per lane, always the kind injected least
 // so far; a worker fault aims at a holder of the recipe it hit least so

@@ -89,7 +89,7 @@ func (ld *load) wait() {
 // loadIteration is one exclusive acquire on a load resource, through c,
 // with a single fenced write.
 func (ln *lane) loadIteration(ctx context.Context, c *zklock.Client, spec loadSpec) {
-	a := attempt{op: ln.w.op.Add(1), timeout: spec.AcquireTimeout, mode: ModeExclusive, kind: "load"}
+	a := attempt{op: ln.w.op.Add(1), timeout: spec.AcquireTimeout, mode: ModeExclusive, kind: "load", client: c}
 	a.resource = spec.Resources[ln.rng.IntN(len(spec.Resources))]
 	a.acquire = func(ctx context.Context) (*zklock.Lease, error) { return c.Acquire(ctx, a.resource) }
 	hd := ln.acquire(ctx, a)

@@ -33,7 +33,7 @@ func snapshotQueues(addrs []string, root string, h *hub, period time.Duration) (
 		go func() {
 			defer wg.Done()
 			sleepCtx(ctx, period*time.Duration(i)) // staggered: one listing per period in all
-			conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+			conn, err := dialQuiet([]string{addr})
 			if err != nil {
 				h.record(Event{Kind: EvNote, Detail: fmt.Sprintf("queue snapshots of zk%d: cannot connect: %v", i+1, err)})
 				return

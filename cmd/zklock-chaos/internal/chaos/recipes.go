@@ -46,11 +46,13 @@ type attempt struct {
 	kind     string // "", "try", "short", "load"
 	timeout  time.Duration
 	acquire  func(ctx context.Context) (*zklock.Lease, error)
+	client   *zklock.Client // the Client acquire uses, if not the worker's (the load phase's)
 }
 
 // held is a lease a lane holds, with what its writes need.
 type held struct {
 	l     *zklock.Lease
+	c     *zklock.Client // l's
 	h     *heldLease
 	op    int64
 	toks  map[string]int64 // resource -> token (one entry unless ModeMulti)
@@ -179,7 +181,10 @@ func (ln *lane) acquire(ctx context.Context, a attempt) *held {
 		return nil
 	}
 	l := res.l
-	hd := &held{l: l, op: a.op, mode: a.mode, began: res.began, toks: map[string]int64{a.resource: l.Token()}}
+	hd := &held{l: l, c: w.c, op: a.op, mode: a.mode, began: res.began, toks: map[string]int64{a.resource: l.Token()}}
+	if a.client != nil {
+		hd.c = a.client
+	}
 	hd.requeued = w.requeues.take(leasePaths(l))
 	ev := Event{Kind: EvAcquired, T: res.at.UnixNano(), Began: res.began.UnixNano(), Op: a.op, Resource: a.resource, Mode: a.mode,
 		Limit: a.limit, Token: l.Token(), Session: l.SessionID(), Deadline: deadline.UnixNano(), Nodes: leasePaths(l), Detail: a.kind,
@@ -240,7 +245,7 @@ func (ln *lane) critical(hd *held, a attempt, steps int, work time.Duration) {
 	writeAll := func() {
 		for r, tok := range hd.toks {
 			if tok != 0 {
-				w.write(hd.op, r, tok, storeMode(hd.mode))
+				w.write(hd, r, tok)
 			}
 		}
 	}
@@ -347,7 +352,7 @@ func (ln *lane) downgrade(ctx context.Context, a attempt) {
 	w.send(Event{Kind: EvRelease, T: called.UnixNano(), Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Detail: "downgrade"})
 	w.untrack(hd.h)
 	w.send(Event{Kind: EvReleased, Op: hd.op, Resource: a.resource, Mode: ModeWrite, Token: hd.l.Token(), Outcome: "downgraded"})
-	rd := &held{l: rl, op: op, mode: ModeDowngrade, began: called, toks: map[string]int64{a.resource: rl.Token()}}
+	rd := &held{l: rl, c: hd.c, op: op, mode: ModeDowngrade, began: called, toks: map[string]int64{a.resource: rl.Token()}}
 	rd.h = w.track(rl, op, rl.Token(), a.resource)
 	w.send(Event{Kind: EvAcquired, T: at.UnixNano(), Began: called.UnixNano(), Op: op, Resource: a.resource, Mode: ModeDowngrade,
 		Token: rl.Token(), Session: rl.SessionID(), Nodes: leasePaths(rl), From: hd.op, Detail: "downgrade"})

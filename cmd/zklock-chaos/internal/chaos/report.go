@@ -44,7 +44,7 @@ type Report struct {
 		// node the operator deleted: left out of the count of holders; in
 		// a database store, read/write locks' writes likewise (readers are
 		// not fenced there, so a writer's token orders nothing against
-		// them).
+		// them). In ZooKeeper none: the lease's node fences every write.
 		Unfenced int `json:"unfenced"`
 		// Committed counts fenced writes the store accepted below a
 		// writer's token it had accepted before (VStaleCommitted): must
@@ -101,7 +101,8 @@ type Report struct {
 	// Store: porcupine's verdict on the fenced store's history.
 	Store StoreCheck `json:"store"`
 	// StoreKind is Config.Store; Database what became of the writes to a
-	// store in a database (nil in memory).
+	// store outside the campaign process, a database or ZooKeeper (nil in
+	// memory).
 	StoreKind string   `json:"store_kind,omitempty"`
 	Database  *DBStats `json:"database,omitempty"`
 	// WriteLatency: from a worker's write to the store's acceptance (the
@@ -389,12 +390,18 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.Database != nil {
 		unfenced = "semaphore and read/write writes no token can fence (paused, lost or deleted holders; not counted as holders)"
 	}
-	row(unfenced, fmt.Sprint(r.Stale.Unfenced), "—")
+	if r.StoreKind != StoreZK { // there, the lease's nodes fence every write
+		row(unfenced, fmt.Sprint(r.Stale.Unfenced), "—")
+	}
 	row("operator deletes overtaken (fencing's job)", fmt.Sprint(r.OperatorOverlaps), "—")
 	row("fenced store history linearizable (porcupine)", fmt.Sprintf("%s (%d writes)", r.Store.Result, r.Store.Writes), "Ok")
 	if d := r.Database; d != nil {
 		row(fmt.Sprintf("%s store: rows committed; writes by what their writer was told", d.Store), fmt.Sprintf("%d; %s", d.Rows, kv(d.Outcomes)), "> 0 rows")
-		row("… transactions of paused writers ended by the database (idle in transaction)", fmt.Sprint(d.PausedAborted), "—")
+		aborted := "… transactions of paused writers ended by the database (idle in transaction)"
+		if d.Store == StoreZK {
+			aborted = "… writes of paused writers whose answer was lost (their connection or session ended under them)"
+		}
+		row(aborted, fmt.Sprint(d.PausedAborted), "—")
 		row("… writes whose report and row disagree", fmt.Sprint(d.Mismatches), "0")
 	}
 	if wl := r.WriteLatency; wl.N > 0 {

@@ -6,6 +6,29 @@ import (
 	"github.com/zklockkit/zklockkit/internal/canary"
 )
 
+// Stores a campaign can write to (Config.Store).
+const (
+	StoreMemory   = "memory"    // memStore, in the campaign process (the default)
+	StoreSQLite   = "sqlite"    // a SQLite file in the campaign directory, written by the hub
+	StorePostgres = "postgres"  // a throwaway PostgreSQL cluster (internal/pgtest), written by the workers
+	StoreZK       = "zookeeper" // znodes on the campaign's own ensemble, written by the workers through zklock.Client.Fenced (zkStore)
+)
+
+// Outcomes of a write to a store outside the campaign process (a database,
+// or ZooKeeper), as the writer saw them (EvWrite's Outcome). What was
+// accepted is decided by the writes the store committed, read back after
+// the run, not by these.
+const (
+	WriteCommitted   = "committed"    // the transaction committed
+	WriteStale       = "stale"        // the fence refused it: fence.Guard a token below its own (fence.ErrStaleToken), or ZooKeeper a lease whose node was gone (zklock.FencedError, ErrLeaseLost); nothing written
+	WriteLockTimeout = "lock-timeout" // PostgreSQL's lock_timeout: another transaction held the resource's rows
+	WriteAborted     = "aborted"      // the store ended the transaction or its connection (PostgreSQL: idle in transaction past its timeout, a paused writer; ZooKeeper: the connection lost before the answer, or the session expired): it may have committed, the read-back says
+	WriteBusy        = "busy"         // SQLite's busy timeout ran out
+	WriteTimeout     = "timeout"      // the writer's own deadline passed
+	WriteError       = "error"        // anything else (a violation: VStoreError)
+	WriteUnreported  = "unreported"   // a committed row whose writer never reported (killed after the commit); set by the checker
+)
+
 // Store is the fenced store in the campaign process, which the hub calls
 // under its lock on each worker's write, so that the history's order is
 // the store's. The campaign's is in memory (memStore); the checker
@@ -14,10 +37,11 @@ import (
 // real time (see checkStoreHistory), so a store that reorders or loses
 // writes fails the campaign instead of fooling it.
 //
-// A store in a real database (Config.Store) is not a Store: its writes are
-// transactions through package fence (sqlStore), and the checker takes
-// what was accepted, and in which order, from the rows the database
-// committed, not from anyone's verdicts.
+// A store in a real database or in ZooKeeper (Config.Store) is not a
+// Store: its writes are transactions through package fence (sqlStore) or
+// zklock.Client.Fenced (zkStore), and the checker takes what was accepted,
+// and in which order, from the writes the store committed, not from
+// anyone's verdicts.
 type Store interface {
 	// Write judges a write of a lease with token tok on resource, in mode:
 	// ModeExclusive (writers of exclusive, write, election and
@@ -100,4 +124,46 @@ func dbFenceSpec(st fenceState, mode string, tok int64) (fenceState, bool) {
 	st.Writers = tok
 	st.All = max(st.All, tok)
 	return st, true
+}
+
+// zkFenceSpec is the specification of the register in ZooKeeper (StoreZK):
+// whether a write's verdict (accepted) fits the register in state st, and
+// the state after it. The fence there compares no tokens: a write is one
+// multi that commits only while each of its lease's lock nodes exists
+// (zklock.Client.Fenced), so
+//
+//   - a refusal always fits: a lease's node may be gone at any moment (an
+//     expired session, an operator's delete), before anyone with a larger
+//     token has written. dbFenceSpec, which refuses only below a stored
+//     token, would call such a refusal wrong; whether the writer had been
+//     told (or paused, or its node deleted) is classifyStale's to judge;
+//   - an acceptance must still fit memFenceSpec's token order, readers
+//     included, which is stronger than dbFenceSpec's.
+//
+// Why the commits of a resource are token-ordered though the fence only
+// asks "does my node exist": tokens are czxids, so within one queue a
+// smaller token is an earlier node, ahead in the queue (a queue's parent
+// is removed only when empty, so a node of an earlier parent is gone
+// before any node of a later one exists). Let a write of lease A commit
+// at zxid zA, and then one of lease B at zB > zA, with tokens tB < tA,
+// where B's node is ahead of A's in a way that kept A waiting: B is a
+// writer, or A is (an exclusive lock, a write lock or a leader holds only
+// when first; a reader holds only when no writer is ahead of it). A held
+// before it wrote, so its client had seen B's node deleted: that delete
+// was committed before A's multi was sent, and the leader numbers
+// transactions in the order it proposes them, so its zxid is below zA.
+// Node names are never reused (each create has its own protected UUID),
+// so B's node did not exist at zB, and B's check failed: a contradiction. Hence, per resource in commit order, a
+// writer's token is at least every token accepted before it, and a
+// reader's is above every writer's: memFenceSpec's rule. Two readers are
+// not ordered (neither waits for the other), and neither are semaphore
+// holders: for those the fence gives what tokens cannot, that every
+// accepted write came from a holder whose node still existed, so it
+// still held; the checker counts such writes as holders whatever their
+// writer's standing (checkSharedWrites).
+func zkFenceSpec(st fenceState, mode string, tok int64, accepted bool) (fenceState, bool) {
+	if !accepted {
+		return st, true
+	}
+	return memFenceSpec(st, mode, tok)
 }

@@ -33,17 +33,17 @@ type dbStore struct {
 }
 
 // CheckStore returns nil if a campaign can write to store kind: a known
-// kind (StoreMemory, StoreSQLite, StorePostgres), and for StorePostgres
-// PostgreSQL's server binaries installed (an error wrapping
+// kind (StoreMemory, StoreSQLite, StorePostgres, StoreZK), and for
+// StorePostgres PostgreSQL's server binaries installed (an error wrapping
 // pgtest.ErrNotInstalled says how to install them).
 func CheckStore(kind string) error {
 	switch kind {
-	case StoreMemory, StoreSQLite:
+	case StoreMemory, StoreSQLite, StoreZK:
 		return nil
 	case StorePostgres:
 		return pgtest.Installed()
 	}
-	return fmt.Errorf("chaos: unknown store %q (want %s, %s or %s)", kind, StoreMemory, StoreSQLite, StorePostgres)
+	return fmt.Errorf("chaos: unknown store %q (want %s, %s, %s or %s)", kind, StoreMemory, StoreSQLite, StorePostgres, StoreZK)
 }
 
 // startDBStore starts the store of kind (StoreSQLite: a file in dir;
@@ -85,17 +85,7 @@ func startDBStore(ctx context.Context, kind, dir string) (*dbStore, error) {
 // NoteStoreUnread. Call it once nothing writes any more.
 func (d *dbStore) readBack(ctx context.Context, h *hub) {
 	rows, problems, err := d.store.committedRows(ctx)
-	if err != nil {
-		h.record(Event{Kind: EvNote, Outcome: NoteStoreUnread, Err: err.Error()})
-		return
-	}
-	for _, r := range rows {
-		h.record(r)
-	}
-	for _, p := range problems {
-		h.record(Event{Kind: EvNote, Outcome: NoteStoreInconsistent, Detail: p})
-	}
-	h.record(Event{Kind: EvNote, Outcome: NoteStoreRead, Detail: fmt.Sprintf("%d rows from %s", len(rows), d.kind)})
+	recordReadBack(h, d.kind, rows, problems, err)
 }
 
 // Close closes the campaign's handle and stops PostgreSQL.

@@ -18,27 +18,6 @@ import (
 	"github.com/zklockkit/zklockkit/fence"
 )
 
-// Stores a campaign can write to (Config.Store).
-const (
-	StoreMemory   = "memory"   // memStore, in the campaign process (the default)
-	StoreSQLite   = "sqlite"   // a SQLite file in the campaign directory, written by the hub
-	StorePostgres = "postgres" // a throwaway PostgreSQL cluster (internal/pgtest), written by the workers
-)
-
-// Outcomes of a write to a store in a database, as the writer saw them
-// (EvWrite's Outcome). What was accepted is decided by the rows the
-// database committed, not by these.
-const (
-	WriteCommitted   = "committed"    // the transaction committed
-	WriteStale       = "stale"        // fence.Guard refused the token (fence.ErrStaleToken); rolled back
-	WriteLockTimeout = "lock-timeout" // PostgreSQL's lock_timeout: another transaction held the resource's rows
-	WriteAborted     = "aborted"      // the database ended the transaction or its connection (idle in transaction past its timeout: a paused writer)
-	WriteBusy        = "busy"         // SQLite's busy timeout ran out
-	WriteTimeout     = "timeout"      // the writer's own deadline passed
-	WriteError       = "error"        // anything else (a violation: VStoreError)
-	WriteUnreported  = "unreported"   // a committed row whose writer never reported (killed after the commit); set by the checker
-)
-
 // The database's own bounds on a paused writer (PostgreSQL). A worker
 // stopped inside its transaction holds the resource's fence and register
 // rows: the server ends that transaction once it has been idle for
@@ -138,7 +117,8 @@ func (s *sqlStore) install(ctx context.Context) error {
 
 func (s *sqlStore) Close() error { return s.db.Close() }
 
-// dbVerdict is what a writer learns of its transaction.
+// dbVerdict is what a writer learns of its transaction (in a database, or
+// in ZooKeeper).
 type dbVerdict struct {
 	Accepted bool   // it committed
 	Outcome  string // WriteCommitted, WriteStale, ...
@@ -237,7 +217,12 @@ func dbWrite(ctx context.Context, s *sqlStore, req writeRequest) Event {
 	ctx, cancel := context.WithTimeout(ctx, dbWriteTimeout)
 	defer cancel()
 	called := time.Now().UnixNano()
-	v := s.Write(ctx, req)
+	return writeEvent(req, called, s.Write(ctx, req))
+}
+
+// writeEvent returns a writer's report of req to a store outside the
+// campaign process, which began at called and ended now with v.
+func writeEvent(req writeRequest, called int64, v dbVerdict) Event {
 	return Event{Kind: EvWrite, T: time.Now().UnixNano(), Called: called, Proc: req.Proc, Slot: req.Slot, Op: req.Op,
 		Resource: req.Resource, Mode: req.Mode, Token: req.Token, Sent: req.Sent, WriteID: req.ID,
 		Accepted: v.Accepted, Max: v.Stored, Outcome: v.Outcome, Err: v.Err}

@@ -47,10 +47,12 @@ type workerSpec struct {
 	Load      *loadSpec  `json:"load,omitempty"`      // the load phase, when on from the start
 	// Store is the campaign's store (StoreMemory when empty). With
 	// StoreDSN the worker writes to it itself, with at most StoreConns
-	// connections; otherwise through the hub.
+	// connections; with StoreZK too, under StoreRoot, through the Client
+	// of each lease; otherwise through the hub.
 	Store      string `json:"store,omitempty"`
 	StoreDSN   string `json:"store_dsn,omitempty"`
 	StoreConns int    `json:"store_conns,omitempty"`
+	StoreRoot  string `json:"store_root,omitempty"`
 }
 
 // semSpec is a semaphore resource and its limit.
@@ -350,18 +352,25 @@ func outcome(err error) string {
 	return "error" // a violation (VUnexpectedError)
 }
 
-// write sends a fenced write to the store and returns its verdict: to the
-// hub, or, when the worker writes to the store's database itself, as a
-// transaction of its own, which it then reports.
-func (w *worker) write(op int64, r string, tok int64, mode string) bool {
-	req := writeRequest{Proc: w.spec.Proc, Slot: w.spec.Slot, Op: op, Resource: r, Token: tok, Mode: mode, Sent: time.Now().UnixNano()}
+// write sends a fenced write of hd on resource r, with token tok, to the
+// store and returns its verdict: to the hub; or, when the worker writes
+// to the store itself, as a transaction of its own in the database, or
+// through hd's Client fenced by hd's lease in ZooKeeper, which it then
+// reports.
+func (w *worker) write(hd *held, r string, tok int64) bool {
+	req := writeRequest{Proc: w.spec.Proc, Slot: w.spec.Slot, Op: hd.op, Resource: r, Token: tok, Mode: storeMode(hd.mode), Sent: time.Now().UnixNano()}
 	if w.spec.Store != "" && w.spec.Store != StoreMemory {
 		req.ID = writeID(w.spec.Proc, w.wids.Add(1))
 	}
-	if w.db != nil {
-		e := dbWrite(context.Background(), w.db, req)
+	report := func(e Event) bool {
 		w.send(e)
 		return e.Accepted
+	}
+	switch {
+	case w.db != nil:
+		return report(dbWrite(context.Background(), w.db, req))
+	case w.spec.Store == StoreZK:
+		return report(zkWrite(context.Background(), zkStore{root: w.spec.StoreRoot}, hd.c, hd.l, req))
 	}
 	var resp writeResponse
 	w.post("/write", req, &resp)

@@ -1,0 +1,136 @@
+package chaos
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zklockkit/zklockkit/zklock"
+)
+
+// zkReadConcurrency bounds the reads a read-back has in flight at once.
+const zkReadConcurrency = 16
+
+// readBack records every committed write of the store (EvCommitted), what
+// contradicts itself in them (NoteStoreInconsistent), then NoteStoreRead;
+// or NoteStoreUnread. Call it once nothing writes any more. It reads
+// through a connection of its own to addrs, and starts again (three times
+// at most) when that connection is lost under it.
+func (s zkStore) readBack(addrs []string, h *hub) {
+	conn, err := dialQuiet(addrs)
+	if err != nil {
+		recordReadBack(h, StoreZK, nil, nil, err)
+		return
+	}
+	defer conn.Close()
+	var rows []Event
+	var problems []string
+	for attempt := 1; ; attempt++ {
+		rows, problems, err = s.committedRows(conn)
+		if err == nil || attempt == 3 || !(errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	recordReadBack(h, StoreZK, rows, problems, err)
+}
+
+// committedRows reads back every committed write, register by register,
+// each in its log's order, as EvCommitted events (Order n for the log's
+// n-th entry), and returns what wholeLog finds wrong in them against the
+// registers (the register's version is its n), and any log entry that is
+// not a write of its resource, or not where its number says.
+//
+// The entries are read by name, w-<n-1> for n from 1 to the register's
+// version (or its number of children, if larger), not listed: a long
+// campaign logs tens of thousands of writes to one resource, and a
+// listing of them in one answer would come near go-zookeeper's limit of
+// 1.5 MB. A missing entry is a gap in the rows, which wholeLog reports.
+func (s zkStore) committedRows(conn *zk.Conn) (rows []Event, problems []string, err error) {
+	// A server that was cut off or restarted catches up with the leader
+	// before it answers.
+	if _, err := conn.Sync(s.root); err != nil {
+		return nil, nil, fmt.Errorf("chaos: reading the zookeeper store: %w", err)
+	}
+	names, _, err := conn.Children(s.root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("chaos: reading the zookeeper store: %w", err)
+	}
+	slices.Sort(names)
+	registers := map[string]storeRegister{}
+	for _, name := range names {
+		res, ok := zklock.UnescapeResource(name)
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s: not a register's name", name))
+			continue
+		}
+		reg := s.root + "/" + name
+		data, st, err := conn.Get(reg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("chaos: reading the zookeeper store's register %s: %w", reg, err)
+		}
+		var last writeRequest
+		if len(data) > 0 && json.Unmarshal(data, &last) != nil {
+			problems = append(problems, fmt.Sprintf("%s: the register holds no write: %q", res, data))
+		}
+		registers[res] = storeRegister{N: int64(st.Version), Token: last.Token, WriteID: last.ID}
+		entries, err := readLog(conn, reg, int64(max(st.Version, st.NumChildren)))
+		if err != nil {
+			return nil, nil, err
+		}
+		found := 0
+		for i, data := range entries {
+			if data == nil {
+				continue
+			}
+			found++
+			var w writeRequest
+			if err := json.Unmarshal(data, &w); err != nil || w.Resource != res {
+				problems = append(problems, fmt.Sprintf("%s: log entry %d is not a write of it: %q", res, i+1, data))
+				continue
+			}
+			rows = append(rows, Event{Kind: EvCommitted, WriteID: w.ID, Resource: res, Order: int64(i + 1), Token: w.Token, Mode: w.Mode,
+				Proc: w.Proc, Slot: w.Slot, Op: w.Op, Sent: w.Sent})
+		}
+		if found != int(st.NumChildren) {
+			problems = append(problems, fmt.Sprintf("%s: %d log entries, %d of them named w-0 to w-%d", res, st.NumChildren, found, len(entries)-1))
+		}
+	}
+	return rows, append(problems, wholeLog(rows, registers)...), nil
+}
+
+// readLog reads the first n entries of the log under reg, at most
+// zkReadConcurrency at once: entry i is the data of the (i+1)-th write,
+// nil when there is no such node.
+func readLog(conn *zk.Conn, reg string, n int64) ([][]byte, error) {
+	entries := make([][]byte, n)
+	errs := make([]error, n)
+	slots := make(chan struct{}, zkReadConcurrency)
+	var wg sync.WaitGroup
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			data, _, err := conn.Get(logEntry(reg, i+1))
+			switch {
+			case errors.Is(err, zk.ErrNoNode):
+			case err != nil:
+				errs[i] = fmt.Errorf("chaos: reading the zookeeper store's log entry %s: %w", logEntry(reg, i+1), err)
+			default:
+				entries[i] = append([]byte{}, data...) // not nil, even if empty
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first: after a lost connection, every later one says the same
+		}
+	}
+	return entries, nil
+}
