@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz proto chaos model
+.PHONY: demo test vet lint bench bench-quick generate check-generated fuzz proto chaos model canary
 
 demo: ## run the demo (installs and starts a local ZooKeeper when ZKLOCK_SERVERS is unset)
 	scripts/demo.sh
@@ -10,6 +10,7 @@ demo: ## run the demo (installs and starts a local ZooKeeper when ZKLOCK_SERVERS
 test: vet check-generated ## everything CI runs; installs what the tests need when root (scripts/ensure-test-deps.sh)
 	scripts/ensure-test-deps.sh
 	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) run ./internal/cmd/canaries -only requeue-no-watch
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above are not formatted"; exit 1; }
@@ -37,6 +38,10 @@ chaos: ## fault campaign on a local 3-node ensemble, every recipe: kill/pause/cu
 model: ## the model-based test's release run: thousands of seeded steps on ZooKeeper and the MemoryLocker (~10 min)
 	scripts/ensure-zookeeper.sh
 	ZKLOCK_MODEL=long $(GO) test -count=1 -run 'TestIntegration_Model$$' -v -timeout 60m ./zklock
+
+canary: ## seeded defects (issue 32): each canary, built in with -tags zklock_canary, must fail the check that should catch it with its verdict (about 6 minutes; CANARY=name,... for some; docs/chaos.md#canaries)
+	scripts/ensure-test-deps.sh zookeeper postgres
+	$(GO) run ./internal/cmd/canaries $(if $(CANARY),-only $(CANARY))
 
 # Every fuzz target, as package:Function; `make fuzz` runs each for
 # FUZZTIME (make fuzz FUZZTIME=2m for a longer look). docs/testing.md says

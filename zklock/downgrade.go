@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
@@ -87,7 +88,7 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	}
 	c.sess.Kick()
 	read := &Lease{st: rs}
-	if err := read.Err(); err != nil {
+	if err := read.Err(); err != nil && !canary.On(canary.DowngradeLost) {
 		// The write node's delete waited for ZooKeeper (a partition, a
 		// lost reply) while the session went unverified or expired: the
 		// read lease was lost before the caller had it, and a writer may

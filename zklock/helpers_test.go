@@ -209,10 +209,11 @@ func startLinkedEnsemble(t *testing.T) (*zktest.Ensemble, int) {
 }
 
 // connectTo opens a Client on root that may use only servers, closed with
-// the test.
-func connectTo(t *testing.T, root string, servers ...string) *zklock.Client {
+// the test; opts come after the tests' root and session timeout.
+func connectTo(t *testing.T, root string, servers []string, opts ...zklock.Option) *zklock.Client {
 	t.Helper()
-	c, err := zklock.Connect(testCtx(t), servers, zklock.WithRoot(root), zklock.WithSessionTimeout(testSessionTimeout))
+	opts = append([]zklock.Option{zklock.WithRoot(root), zklock.WithSessionTimeout(testSessionTimeout)}, opts...)
+	c, err := zklock.Connect(testCtx(t), servers, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

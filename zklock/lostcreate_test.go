@@ -23,7 +23,22 @@ import (
 //
 // The acquire must end up with one node in the queue, and hold once the
 // holder releases.
+//
+// Whether a listing without a sync would miss the node is a race on F:
+// the leader's answer to F's question about the session against its
+// commit of the create. With the mended link as fast as loopback the
+// commit often came first, and the test passed an acquire that listed
+// without a sync (the canary lost-create-no-sync) in most rounds. The
+// mended link therefore carries every byte linkDelay late, so
+// that F hears the commit a round trip on that link after the session's
+// answer: an acquire that lists on F without a sync first does so in
+// between. The holder's session is holderSession, so that its proofs,
+// answered late the same way, keep its lease through the cut.
 func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
+	const (
+		linkDelay     = 300 * time.Millisecond
+		holderSession = 10 * time.Second // the longest the ensemble's tick allows (20 ticks)
+	)
 	e, leader := startLinkedEnsemble(t)
 	addrs := e.Addrs()
 	f := (leader + 1) % 3
@@ -47,7 +62,7 @@ func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
 	const rounds = 3
 	for round := range rounds {
 		resource := "r" + string(rune('0'+round))
-		holder := connectTo(t, root, addrs[f])
+		holder := connectTo(t, root, []string{addrs[f]}, zklock.WithSessionTimeout(holderSession))
 		var held *zklock.Lease
 		eventually(t, "the holder holds (the ensemble may still be settling)", func() bool {
 			var err error
@@ -56,7 +71,7 @@ func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
 		})
 		toFollower.RejectNew(true) // the waiter starts on the leader
 		toLeader.RejectNew(false)
-		waiter := connectTo(t, root, toLeader.Addr(), toFollower.Addr())
+		waiter := connectTo(t, root, []string{toLeader.Addr(), toFollower.Addr()})
 		if err := e.Isolate(leader, zktest.CutSilent); err != nil {
 			t.Fatal(err)
 		}
@@ -68,10 +83,16 @@ func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
 			got <- err
 		}()
 		time.Sleep(300 * time.Millisecond) // the create is with the leader, proposed
+		// F takes connections before the waiter's is dropped: the client
+		// dials again at once, and a refused dial costs it a second's
+		// pause, after which the create has long been committed.
 		toLeader.RejectNew(true)
-		toLeader.DropAll()
 		toFollower.RejectNew(false)
+		toLeader.DropAll()
 		time.Sleep(700 * time.Millisecond) // the waiter is back, on F, which asks the leader
+		if err := e.Delay(leader, f, linkDelay); err != nil {
+			t.Fatal(err)
+		}
 		if err := e.Mend(leader, f); err != nil {
 			t.Fatal(err)
 		}
@@ -81,6 +102,9 @@ func TestIntegration_LostCreateCommittedLateIsNotQueuedTwice(t *testing.T) {
 			return err == nil && len(kids) >= 2
 		})
 		time.Sleep(time.Second) // anything left to clean up is cleaned up by now
+		if err := e.Delay(leader, f, 0); err != nil {
+			t.Fatal(err)
+		}
 		if err := e.Heal(); err != nil {
 			t.Fatal(err)
 		}

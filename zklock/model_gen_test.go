@@ -37,7 +37,10 @@ func newModelFor(setup modelSetup) *model { return newModel(setup.resources(), s
 func generate(seed uint64, n int) (modelSetup, []step) {
 	rnd := rand.New(rand.NewPCG(seed, 0x6d6f64656c))
 	setup := modelSetup{rw: []string{"a", "b", "c"}, sema: []string{"s", "t"}, limit: 1 + int(seed%3), clients: 3}
-	g := &generator{rnd: rnd, setup: setup, m: newModelFor(setup)}
+	// div draws from a stream of its own, so that marking acquires as
+	// diverged leaves every other choice of a seed as it was.
+	div := rand.New(rand.NewPCG(seed, 0x64697665726765))
+	g := &generator{rnd: rnd, div: div, setup: setup, m: newModelFor(setup)}
 	g.m.dry = true
 	for len(g.steps) < n {
 		g.add(g.pick())
@@ -47,6 +50,7 @@ func generate(seed uint64, n int) (modelSetup, []step) {
 
 type generator struct {
 	rnd    *rand.Rand
+	div    *rand.Rand // which acquires read diverged listings
 	setup  modelSetup
 	m      *model
 	steps  []step
@@ -148,6 +152,10 @@ func (g *generator) pick() step {
 					s.wait = modelWaitLimit
 				}
 				s.newOp = g.op()
+				// One in modelDivergeOneIn acquires of a busy
+				// resource reads a diverged server's listings: with
+				// nodes ahead, a waiter that trusted one would hold.
+				s.diverge = kind == stAcquire && len(res) == 1 && !m.wouldHold(res, mode) && g.div.IntN(modelDivergeOneIn) == 0
 				return s, true
 			}
 			return step{}, false

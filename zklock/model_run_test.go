@@ -163,6 +163,10 @@ func (r *runner) issue(i int, s step, want error, paths []string) {
 	}
 	switch s.kind {
 	case stAcquire, stTry, stMaxWait, stDeadline, stMismatch, stTryMaxWait, stReenter:
+		if s.diverge {
+			r.startDiverged(i, s)
+			break
+		}
 		r.start(i, s)
 	case stCancel:
 		r.ops[s.op].cancel()
@@ -253,6 +257,48 @@ func (r *runner) start(i int, s step) {
 			r.watchEnd(o, l)
 		}
 	}()
+}
+
+// startDiverged runs acquire s while its client reads the listings of
+// its queue as a diverged server would show them (issue 32 §3): until the
+// acquire has reported such a listing (EventDiverged) and had time to
+// list again, after a sync and from another server, which diverge too;
+// or until it returned, or modelHandoff passed. Then the listings are
+// sound again, and the model's bounds hold the acquire to the rule: it
+// waits, and holds in its turn. A grant decided on a diverged listing
+// fails the run at once, and so does an acquire that read one and
+// reported none.
+func (r *runner) startDiverged(i int, s step) {
+	reported, stop := r.sys.diverge(s.client, s.res[0])
+	r.start(i, s)
+	if stop == nil {
+		return // the system lists nothing: a plain acquire
+	}
+	o := r.ops[s.newOp]
+	deadline := time.Now().Add(modelHandoff)
+	for reported() == 0 && !o.snap().done && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if reported() > 0 {
+		time.Sleep(modelDivergeLinger)
+	}
+	stop()
+	n := reported()
+	r.stats.divergedSteps.Add(1)
+	r.stats.divergedReports.Add(int64(n))
+	r.note("       op%d reported %d diverged listings", s.newOp, n)
+	snap := o.snap()
+	switch x := r.m.byID[s.newOp]; {
+	case x == nil || x.status != opWaiting:
+		// The rule lets it hold at once on this system's queue: there
+		// was no wrong decision to make.
+	case snap.done && snap.err == nil:
+		r.fail("step %d: op%d holds %v, granted on a diverged server's listing; the model says it waits for %s",
+			i, s.newOp, shortPaths(paths(snap.lease)), x.parts[x.part])
+	case n == 0:
+		r.fail("step %d: op%d was given a diverged server's listings for %v and reported none (EventDiverged)",
+			i, s.newOp, modelHandoff)
+	}
 }
 
 // watchEnd records when l ends.

@@ -146,6 +146,34 @@ var modelScenarios = []modelScenario{{
 		release(3),
 	},
 }, {
+	// CURATOR-206: a holder whose session expired is told its lease is
+	// lost, and its nodes are forgotten.
+	name: "holder-session-expires",
+	steps: []step{
+		acq(0, 1, "a", zklock.Exclusive),
+		acq(1, 2, "a", zklock.Exclusive),
+		{kind: stExpire, client: 0},
+		release(2),
+		release(1),
+	},
+}, {
+	// Issue 32 §3: a waiter that reads a diverged server's listing
+	// (another node shown with its sequence number) decides nothing on
+	// it, behind another client's holder and behind its own client's.
+	name: "diverged-listing-grants-nothing",
+	steps: []step{
+		acq(0, 1, "a", zklock.Exclusive),
+		{kind: stAcquire, client: 1, newOp: 2, res: []string{"a"}, mode: zklock.Exclusive, diverge: true},
+		release(1),
+		acq(2, 3, "b", zklock.Write),
+		acq(0, 4, "b", zklock.Read),
+		{kind: stAcquire, client: 2, newOp: 5, res: []string{"b"}, mode: zklock.Read, diverge: true},
+		release(3),
+		release(2),
+		release(4),
+		release(5),
+	},
+}, {
 	// Item 2: Try with MaxWait is refused the same way everywhere.
 	name: "item2-try-with-maxwait",
 	steps: []step{

@@ -41,6 +41,10 @@ type step struct {
 	limit  int
 	wait   time.Duration
 	try    bool // stReenter: with Try
+	// diverge (stAcquire): the client reads its queue's listings as a
+	// server that diverged from the ensemble would show them, until the
+	// acquire has reported one (see zkSystem.diverge).
+	diverge bool
 }
 
 func (s step) String() string {
@@ -62,6 +66,9 @@ func (s step) String() string {
 	}
 	switch s.kind {
 	case stAcquire:
+		if s.diverge {
+			return call() + ") reading a diverged server's listings"
+		}
 		return call() + ")"
 	case stTry:
 		return call() + ", Try)"

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,12 @@ type modelSystem interface {
 	// drop cuts client's connection and, while the client is cut off,
 	// deletes the node at path; the client then reconnects on its session.
 	drop(ctx context.Context, client int, path string) error
+	// diverge makes client read the listings of res's queue as a server
+	// that diverged from the ensemble would show them, until stop is
+	// called; reported counts the diverged listings the client has
+	// reported (EventDiverged) since. Nil funcs if the system lists
+	// nothing (the in-memory locker).
+	diverge(client int, res string) (reported func() int, stop func())
 	// leftovers returns lock nodes left anywhere under the system's root.
 	leftovers(ctx context.Context) ([]string, error)
 	poll() time.Duration  // between two looks while waiting for a state
@@ -63,6 +70,7 @@ type zkSystem struct {
 	root     string
 	clients  []*zklock.Client
 	taps     []*sessionTap
+	diverged []*atomic.Int64 // per client: the diverged listings it reported (EventDiverged)
 	operator *zk.Conn
 	queues   map[string]string // resource → queue znode
 	byQueue  map[string]string
@@ -83,15 +91,22 @@ func newZKSystem(t *testing.T, setup modelSetup) *zkSystem {
 		// at once.
 		tap := &sessionTap{target: z.addr}
 		port := z.addr[strings.LastIndexByte(z.addr, ':'):]
+		diverged := &atomic.Int64{}
 		c, err := zklock.Connect(ctx, []string{"127.0.0.1" + port, "127.0.0.2" + port, "127.0.0.3" + port}, zklock.WithRoot(z.root),
 			zklock.WithSessionTimeout(testSessionTimeout), zklock.WithDialer(tap.dial),
-			zklock.WithLabel(fmt.Sprintf("model-c%d", i)))
+			zklock.WithLabel(fmt.Sprintf("model-c%d", i)),
+			zklock.WithObserver(zklock.ObserverFunc(func(_ context.Context, e zklock.Event) {
+				if e.Kind == zklock.EventDiverged {
+					diverged.Add(1)
+				}
+			})))
 		if err != nil {
 			z.close()
 			t.Fatalf("connect client %d: %v", i, err)
 		}
 		z.clients = append(z.clients, c)
 		z.taps = append(z.taps, tap)
+		z.diverged = append(z.diverged, diverged)
 	}
 	op, _, err := zk.Connect([]string{z.addr}, 10*time.Second, zk.WithLogInfo(false))
 	if err != nil {
@@ -223,6 +238,56 @@ func (z *zkSystem) drop(_ context.Context, client int, path string) error {
 	})
 }
 
+// diverge passes every listing of res's queue that client's waiters
+// decide on through divergedListing (zklock.SetListingHook) until stop.
+func (z *zkSystem) diverge(client int, res string) (reported func() int, stop func()) {
+	c, queue, n := z.clients[client], z.queues[res], z.diverged[client]
+	before := n.Load()
+	zklock.SetListingHook(c, func(parent string, names []string) []string {
+		if parent != queue {
+			return names
+		}
+		return divergedListing(names)
+	})
+	return func() int { return int(n.Load() - before) }, func() { zklock.SetListingHook(c, nil) }
+}
+
+// divergedPrefix is the protected prefix of the nodes divergedListing
+// makes up: its UUID sorts after any other.
+const divergedPrefix = "_c_ffffffff-ffff-4fff-bfff-ffffffffffff-"
+
+// divergedListing returns a queue's children as a server that diverged
+// from the ensemble could list them (ZooKeeper 3.8.0 kept an uncommitted
+// create across a resynchronization, and gave its sequence number to
+// another node, docs/chaos.md): every node but the newest carries the
+// newest's sequence number, under a name that sorts after it. A waiter
+// that trusted it would find the newest node first in line. A listing of
+// one node, or of nodes without a sequence number, is left as it is.
+func divergedListing(names []string) []string {
+	seq := func(n string) string {
+		if len(n) < 10 {
+			return ""
+		}
+		return n[len(n)-10:]
+	}
+	newest := ""
+	for _, n := range names {
+		newest = max(newest, seq(n))
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if s := seq(n); s != "" && s != newest {
+			marker := "lock-"
+			if strings.HasPrefix(n, "_c_") && len(n) > len(divergedPrefix)+10 {
+				marker = n[len(divergedPrefix) : len(n)-10] // the node's layout: lock-, __READ__, ...
+			}
+			out[i] = divergedPrefix + marker + newest
+		}
+	}
+	return out
+}
+
 // expire ends the client's session from a connection of the test's (see
 // model_session_test.go), and waits until the client is on a new one.
 func (z *zkSystem) expire(ctx context.Context, client int, _ []string) error {
@@ -312,6 +377,9 @@ func (s *memSystem) deleteNode(_ context.Context, path string) error {
 	}
 	return nil
 }
+
+// diverge: a MemoryLocker lists nothing.
+func (s *memSystem) diverge(int, string) (func() int, func()) { return nil, nil }
 
 // drop: a MemoryLocker has no connection; the delete is all there is.
 func (s *memSystem) drop(ctx context.Context, _ int, path string) error {

@@ -87,6 +87,12 @@ const (
 	modelStepLimit   = 30 * time.Second
 	modelQuietZK     = 50 * time.Millisecond
 	modelQuietMemory = 5 * time.Millisecond
+	// An acquire of one busy resource reads a diverged server's listings
+	// one time in modelDivergeOneIn (see startDiverged); once it has
+	// reported one, its client's listings stay diverged for
+	// modelDivergeLinger more.
+	modelDivergeOneIn  = 4
+	modelDivergeLinger = 200 * time.Millisecond
 )
 
 var (
@@ -143,6 +149,8 @@ func envInt(t *testing.T, name string) int {
 type modelStats struct {
 	steps, acquires, skipped atomic.Int64
 	drops                    atomic.Int64 // connections dropped (stDrop)
+	divergedSteps            atomic.Int64 // acquires that read diverged listings (startDiverged)
+	divergedReports          atomic.Int64 // the diverged listings they reported
 	triedOut                 atomic.Int64 // tries that gave up on a slow ZooKeeper (ErrUnavailable)
 	mu                       sync.Mutex
 	handoffs, tries, losses  []time.Duration
@@ -161,9 +169,10 @@ func (s *modelStats) add(to *[]time.Duration, d time.Duration) {
 func (s *modelStats) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return fmt.Sprintf("%d steps (%d skipped: did not apply to the state reached; %d connection drops), %d acquires; "+
+	return fmt.Sprintf("%d steps (%d skipped: did not apply to the state reached; %d connection drops; %d acquires on diverged listings, %d reported), %d acquires; "+
 		"hand-off %s; try answer %s (%d gave up on a slow server); loss told %s",
-		s.steps.Load(), s.skipped.Load(), s.drops.Load(), s.acquires.Load(), spread(s.handoffs), spread(s.tries), s.triedOut.Load(), spread(s.losses))
+		s.steps.Load(), s.skipped.Load(), s.drops.Load(), s.divergedSteps.Load(), s.divergedReports.Load(), s.acquires.Load(),
+		spread(s.handoffs), spread(s.tries), s.triedOut.Load(), spread(s.losses))
 }
 
 // spread returns the median and the maximum of ds.

@@ -22,8 +22,8 @@ func TestIntegration_LossBeforeTakeoverOnACutOffFollower(t *testing.T) {
 	other := 3 - leader - f
 	root := zktest.UniqueRoot(t)
 	ctx := testCtx(t)
-	stuck := connectTo(t, root, addrs[f])
-	next := connectTo(t, root, addrs[leader], addrs[other])
+	stuck := connectTo(t, root, []string{addrs[f]})
+	next := connectTo(t, root, []string{addrs[leader], addrs[other]})
 	var l *zklock.Lease
 	eventually(t, "the holder holds (the ensemble may still be settling)", func() bool {
 		var err error

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 )
@@ -117,7 +118,7 @@ func (a *acquisition) configure() error {
 		a.ctx, cancel = context.WithTimeoutCause(a.ctx, cfg.maxWait, ErrWaitTimeout)
 		a.cancel = cancel
 	}
-	if bound := a.b.answerBound(); cfg.try && bound > 0 {
+	if bound := a.b.answerBound(); cfg.try && bound > 0 && !canary.On(canary.TryUnbounded) {
 		// A try never waits for the queue, nor on the backend past its
 		// answer bound: it then answers ErrUnavailable (errs.ErrTryBound), and
 		// its on-the-spot delete of a node that found the lock busy stops

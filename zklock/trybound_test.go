@@ -12,34 +12,40 @@ import (
 
 // tryBound is the try's answer bound for the tests' 4 s session timeout:
 // min(session timeout/3, 1 s); tryGrace is room for a loaded machine.
+// tryCallerDeadline is how long the caller's context of a try lets it
+// wait: twice the bound and its grace, so that a try with no bound of its
+// own fails the test when its caller's context ends, instead of hanging
+// until go test's timeout.
 const (
-	tryBound = time.Second
-	tryGrace = 500 * time.Millisecond
+	tryBound          = time.Second
+	tryGrace          = 500 * time.Millisecond
+	tryCallerDeadline = 2 * (tryBound + tryGrace)
 )
 
 // A try never waits on ZooKeeper past its bound: with the server stopped,
 // or cut off silently, it answers ErrUnavailable within min(session
-// timeout/3, 1 s), whatever the caller's context, and leaves no node.
+// timeout/3, 1 s), however long its caller's context would let it wait,
+// and leaves no node.
 func TestIntegration_TryIsBoundedWhileZooKeeperIsAway(t *testing.T) {
-	tries := map[string]func(c *zklock.Client) error{
-		"TryAcquire": func(c *zklock.Client) error {
-			_, err := c.TryAcquire(context.Background(), "r")
+	tries := map[string]func(ctx context.Context, c *zklock.Client) error{
+		"TryAcquire": func(ctx context.Context, c *zklock.Client) error {
+			_, err := c.TryAcquire(ctx, "r")
 			return err
 		},
-		"Acquire+Try": func(c *zklock.Client) error {
-			_, err := c.Acquire(context.Background(), "r", zklock.Try())
+		"Acquire+Try": func(ctx context.Context, c *zklock.Client) error {
+			_, err := c.Acquire(ctx, "r", zklock.Try())
 			return err
 		},
-		"AcquireAll+Try": func(c *zklock.Client) error {
-			_, err := c.AcquireAll(context.Background(), []string{"r", "s"}, zklock.Try())
+		"AcquireAll+Try": func(ctx context.Context, c *zklock.Client) error {
+			_, err := c.AcquireAll(ctx, []string{"r", "s"}, zklock.Try())
 			return err
 		},
-		"Read+Try": func(c *zklock.Client) error {
-			_, err := c.Acquire(context.Background(), "r", zklock.Read, zklock.Try())
+		"Read+Try": func(ctx context.Context, c *zklock.Client) error {
+			_, err := c.Acquire(ctx, "r", zklock.Read, zklock.Try())
 			return err
 		},
-		"Semaphore+Try": func(c *zklock.Client) error {
-			_, err := c.Acquire(context.Background(), "sem", zklock.Limit(2), zklock.Try())
+		"Semaphore+Try": func(ctx context.Context, c *zklock.Client) error {
+			_, err := c.Acquire(ctx, "sem", zklock.Limit(2), zklock.Try())
 			return err
 		},
 	}
@@ -89,13 +95,19 @@ func TestIntegration_TryIsBoundedWhileZooKeeperIsAway(t *testing.T) {
 			}
 			heal := outage(t, srv, p)
 			for name, try := range tries {
+				ctx, cancel := context.WithTimeout(context.Background(), tryCallerDeadline)
 				start := time.Now()
-				err := try(c)
+				err := try(ctx, c)
 				took := time.Since(start)
-				if !errors.Is(err, zklock.ErrUnavailable) {
+				callerEnded := ctx.Err() != nil
+				cancel()
+				switch {
+				case callerEnded && took > tryBound+tryGrace:
+					t.Errorf("%s answered after %v, when its caller's context ended (%v): the try has no bound of its own; want ErrUnavailable within %v",
+						name, took.Round(time.Millisecond), err, tryBound)
+				case !errors.Is(err, zklock.ErrUnavailable):
 					t.Errorf("%s while ZooKeeper is away = %v; want ErrUnavailable", name, err)
-				}
-				if took > tryBound+tryGrace {
+				case took > tryBound+tryGrace:
 					t.Errorf("%s answered after %v; want within %v", name, took, tryBound)
 				}
 				t.Logf("%s: %v after %v", name, err, took.Round(time.Millisecond))

@@ -180,6 +180,21 @@ func (e *Ensemble) Mend(i, j int) error {
 	return nil
 }
 
+// Delay holds every byte on the link between Servers[i] and Servers[j],
+// both directions, for d before passing it on, as a slow network does;
+// the order of bytes is kept. Bytes read before the call keep the delay
+// they were read under. Delay(i, j, 0) ends it; Heal does not.
+func (e *Ensemble) Delay(i, j int, d time.Duration) error {
+	if err := e.checkPair(i, j); err != nil {
+		return err
+	}
+	for _, p := range []*linkProxies{e.links.proxy[i][j], e.links.proxy[j][i]} {
+		p.quorum.SetDelay(d)
+		p.election.SetDelay(d)
+	}
+	return nil
+}
+
 // Isolate cuts Servers[i] off from every other server. Its clients still
 // reach it; whether it serves them is up to ZooKeeper (a server without a
 // quorum stops serving once it notices).

@@ -148,6 +148,9 @@ func TestIntegration_EnsemblePartitions(t *testing.T) {
 	if err := (&zktest.Ensemble{}).Isolate(0, zktest.CutReset); !errors.Is(err, zktest.ErrNoLinkProxies) {
 		t.Fatalf("Isolate without link proxies: %v", err)
 	}
+	if err := (&zktest.Ensemble{}).Delay(0, 1, time.Second); !errors.Is(err, zktest.ErrNoLinkProxies) {
+		t.Fatalf("Delay without link proxies: %v", err)
+	}
 	if err := e.Cut(1, 1, zktest.CutReset); err == nil {
 		t.Fatal("a link from a server to itself was cut")
 	}
@@ -318,5 +321,25 @@ func TestIntegration_EnsemblePartitions(t *testing.T) {
 	far, _ := client(t, []string{addrs[c]}, session)
 	if err := exists(far, "/p/through-bridge"); err != nil {
 		t.Fatalf("the far follower after heal: %v", err)
+	}
+
+	// A slow link: a sync on a follower is answered by the leader, a
+	// round trip on their link, which now carries every byte late.
+	const delay = 300 * time.Millisecond
+	if err := e.Delay(c, c, delay); err == nil {
+		t.Fatal("a link from a server to itself was delayed")
+	}
+	if err := e.Delay(l, c, delay); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := far.Sync("/"); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 2*delay {
+		t.Fatalf("a sync on zk%d over a link delayed by %v answered after %v; want a round trip on it, %v or more", c+1, delay, took, 2*delay)
+	}
+	if err := e.Delay(l, c, 0); err != nil {
+		t.Fatal(err)
 	}
 }

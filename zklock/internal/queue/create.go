@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
@@ -43,6 +44,9 @@ func (w *Waiter) create(ctx context.Context) error {
 			keep := ""
 			if w.n != nil {
 				keep = w.n.name
+			}
+			if canary.On(canary.LostCreateNoSync) && keep != "" {
+				return // the canary: a second node of one create left in the queue
 			}
 			q.cleanupByID(w.req.Parent, id, w.sid, keep)
 		}
@@ -129,6 +133,9 @@ func (w *Waiter) register(path string) bool {
 	w.q.nodes.add(e)
 	w.q.mu.Unlock()
 	w.n = &node{path: path, name: path[len(w.req.Parent)+1:], entry: e, pos: -1}
+	if canary.On(canary.RequeueNoWatch) && w.stale {
+		w.n.ownWatched = true // the canary: the old node's watch taken for the new one's
+	}
 	return true
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 
@@ -126,8 +127,10 @@ func (q *Queues) cleanupByID(parent, id string, sid int64, keep string) {
 // another, and the first stood ahead of it in the queue, unknown to it,
 // until the session ended. No queue lists as no names.
 func (q *Queues) listSynced(parent string) ([]string, error) {
-	if _, err := q.conn().Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return nil, err
+	if !canary.On(canary.LostCreateNoSync) { // the canary lists without the sync
+		if _, err := q.conn().Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return nil, err
+		}
 	}
 	names, _, err := q.conn().Children(parent)
 	if errors.Is(err, zk.ErrNoNode) {

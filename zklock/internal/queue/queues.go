@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
 )
@@ -126,6 +127,9 @@ func (q *Queues) Session(sid int64) (then func()) {
 	}
 	q.sid = sid
 	q.dropCoversLocked()
+	if canary.On(canary.OldSessionGrant) {
+		return nil // the canary: the old session's nodes kept, their leases untold
+	}
 	var lost []Holder
 	for _, e := range q.nodes.dropWhere(func(e *Node) bool { return e.sessionID != sid }) {
 		if e.holder != nil && !e.releasing {

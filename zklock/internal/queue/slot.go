@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
@@ -46,6 +47,9 @@ type nodeVersion struct {
 func (w *Waiter) awaitSlot(ctx context.Context, kids []layout.Child, idx int) (*Park, error) {
 	w.n.wait = waitFor{kind: waitSlot}
 	parent := w.req.Parent + "/"
+	if canary.On(canary.SemaphoreNAhead) { // the canary: only the node limit places ahead
+		return w.watchAny(ctx, []string{parent + kids[idx-w.req.Limit].Name}, false)
+	}
 	if idx == w.req.Limit {
 		paths := make([]string, idx)
 		for i, k := range kids[:idx] {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 )
@@ -68,6 +69,8 @@ type Waiter struct {
 	// starts clean: a new node has no watch, no token and no listing
 	// until it gets its own.
 	n *node
+	// stale: a canary's (RequeueNoWatch): the waiter has queued again.
+	stale bool
 }
 
 // Waiter returns a waiter for req, which says what to wait for in park.
@@ -490,6 +493,9 @@ func (w *Waiter) forget() {
 	w.q.nodes.drop(n.entry)
 	w.q.mu.Unlock()
 	w.n = nil
+	if canary.On(canary.RequeueNoWatch) {
+		w.stale = true
+	}
 }
 
 // Quick reports whether the step after a park that woke ended is likely

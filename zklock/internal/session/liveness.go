@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/canary"
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
 
@@ -241,6 +242,9 @@ func (s *Session) LossDeadline() time.Time {
 	_, timeout := s.wire.Snapshot()
 	sid, _ := s.Current()
 	margin := s.margin(timeout)
+	if canary.On(canary.NoLossMargin) {
+		margin = 0 // the canary: leases given up at the session timeout
+	}
 	esid, est := s.wire.Established()
 	if esid != sid {
 		est = time.Time{}

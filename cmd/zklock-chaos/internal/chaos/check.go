@@ -95,10 +95,13 @@ const (
 // Violation is one safety or liveness failure, with the slice of history
 // that shows it.
 type Violation struct {
-	Kind     string  `json:"kind"`
-	Resource string  `json:"resource,omitempty"`
-	Detail   string  `json:"detail"`
-	Slice    []Event `json:"slice"`
+	Kind     string `json:"kind"`
+	Resource string `json:"resource,omitempty"`
+	Detail   string `json:"detail"`
+	// At is when the history shows it (Unix nanoseconds): the end of the
+	// stretch of history the verdict rests on.
+	At    int64   `json:"at"`
+	Slice []Event `json:"slice"`
 }
 
 // leaseKey names a lease: its process, its acquire, and the resource (a
@@ -536,6 +539,7 @@ func (c *checker) violation(kind, res, detail string, from, to int64, keys ...le
 	for _, k := range keys {
 		procs[k.proc] = true
 	}
+	at := to
 	from, to = from-sliceContextNanos, to+sliceContextNanos
 	var slice []Event
 	for _, e := range c.evs {
@@ -550,7 +554,7 @@ func (c *checker) violation(kind, res, detail string, from, to int64, keys ...le
 		// keep both ends: the lead-up and the outcome
 		slice = append(slice[:maxSliceEvents/2:maxSliceEvents/2], slice[len(slice)-maxSliceEvents/2:]...)
 	}
-	c.rep.Violations = append(c.rep.Violations, Violation{Kind: kind, Resource: res, Detail: detail, Slice: slice})
+	c.rep.Violations = append(c.rep.Violations, Violation{Kind: kind, Resource: res, Detail: detail, At: at, Slice: slice})
 }
 
 // kindOf says how a resource is judged: "x" (one holder at a time:

@@ -54,8 +54,11 @@ type Figure struct {
 	values  []float64
 	worstAt int64
 	from    int64
-	res     string
-	cutoff  int64 // samples ending after it are left out (wind-down)
+	// firstOver is when the earliest sample over the target ended: the
+	// history shows the target missed from then on.
+	firstOver int64
+	res       string
+	cutoff    int64 // samples ending after it are left out (wind-down)
 }
 
 func (f *Figure) add(ms float64, what string, from, to int64, res string) {
@@ -68,6 +71,9 @@ func (f *Figure) add(ms float64, what string, from, to int64, res string) {
 	}
 	if f.LimitMS > 0 && ms > f.LimitMS {
 		f.Over++
+		if f.firstOver == 0 || to < f.firstOver {
+			f.firstOver = to
+		}
 	}
 }
 
@@ -176,6 +182,7 @@ func (c *checker) checkLiveness() {
 				if f.LimitMS > 0 && f.MaxMS > f.LimitMS {
 					c.violation(VLiveness, f.res, fmt.Sprintf("%s (%s phase, %s): %d of %d samples over %.0f ms, max %.0f ms: %s",
 						name, phase, w, f.Over, f.N, f.LimitMS, f.MaxMS, f.Worst), f.from, f.worstAt)
+					c.rep.Violations[len(c.rep.Violations)-1].At = f.firstOver // the slice shows the worst sample
 				}
 			}
 		}
