@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/zklockkit/zklockkit/zktest"
 )
 
 // Pinned sessions take the pinned servers in turn, starting over with each
@@ -70,13 +68,7 @@ func TestMemoryResults(t *testing.T) {
 // (an earlier run's nodes going away after the base was read): it lists
 // the queues instead.
 func TestIntegration_WaitNodesStalledCount(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	h, err := NewHarness(ctx, []string{zktest.Shared().Addr()}, zktest.UniqueRoot(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	ctx, h := testHarness(t)
 	side := GoZookeeper()
 	root := h.newRoot("stall")
 	res := resources("s", 3)

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -24,6 +26,7 @@ type Report struct {
 	Settings   string    `json:"settings,omitempty"`  // how the server was set up
 	GoVersion  string    `json:"go_version"`
 	GOMAXPROCS int       `json:"gomaxprocs"`
+	Machine    Machine   `json:"machine"`
 	Rounds     int       `json:"rounds"`
 	Quick      bool      `json:"quick"`
 	Sizes      Sizes     `json:"sizes"`
@@ -34,7 +37,10 @@ type Report struct {
 
 	Scenarios []ScenarioResult `json:"scenarios"`
 	Raw       []RawResult      `json:"raw"`
-	Memory    []MemoryResult   `json:"memory"`
+	// Floor is the hand-off floor and ping-pong's hand-offs against it;
+	// nil when it was not measured.
+	Floor  *FloorResult   `json:"floor,omitempty"`
+	Memory []MemoryResult `json:"memory"`
 }
 
 // ScenarioResult compares the sides on one scenario.
@@ -43,6 +49,9 @@ type ScenarioResult struct {
 	Unit      string  `json:"unit"`
 	Target    float64 `json:"target"`
 	RawTarget float64 `json:"raw_target,omitempty"`
+	// Wire is set for a scenario that measures the client's connection,
+	// not a lock (Scenario.Wire).
+	Wire bool `json:"wire,omitempty"`
 	// ZKLock and ZKLib are the medians across rounds of each side.
 	ZKLock SideResult `json:"zklock"`
 	ZKLib  SideResult `json:"zk_lock"`
@@ -60,6 +69,14 @@ type ScenarioResult struct {
 	// (Report.Peers). They have no target.
 	Peers []PeerResult `json:"peers,omitempty"`
 	Pass  bool         `json:"pass"`
+
+	// CPURoundRatios are zklock's CPU time per operation over zk.Lock's,
+	// round by round (paired); CPURatio is their median. CPUTarget, when
+	// not zero, is the greatest CPURatio that passes (CPUPass).
+	CPURatio       float64   `json:"cpu_ratio,omitempty"`
+	CPURoundRatios []float64 `json:"cpu_round_ratios,omitempty"`
+	CPUTarget      float64   `json:"cpu_target,omitempty"`
+	CPUPass        bool      `json:"cpu_pass,omitempty"`
 }
 
 // SideResult is one side's figures on one scenario.
@@ -72,6 +89,17 @@ type SideResult struct {
 	// leaves part of the run out (ping-pong); 0 otherwise.
 	WallRate float64  `json:"wall_ops_per_s,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+
+	// CPUPerOp is the median across rounds of this process's CPU time per
+	// operation (Sample.CPUPerOp), and RoundCPUPerOp the rounds' own; 0
+	// and nil when not measured (the peers).
+	CPUPerOp      Duration   `json:"cpu_per_op,omitempty"`
+	RoundCPUPerOp []Duration `json:"round_cpu_per_op,omitempty"`
+	// WritesPerRequest and RequestsPerOp are the medians across rounds of
+	// the process's write system calls per request the servers received
+	// and of those requests per operation; 0 when not measured.
+	WritesPerRequest float64 `json:"writes_per_request,omitempty"`
+	RequestsPerOp    float64 `json:"requests_per_op,omitempty"`
 }
 
 // RawResult is the server's raw create+delete pair rate from Width
@@ -80,6 +108,26 @@ type RawResult struct {
 	Name  string     `json:"name"`
 	Width int        `json:"width"`
 	Side  SideResult `json:"result"`
+}
+
+// FloorResult is the hand-off floor (HandOffFloor) and each side's
+// ping-pong hand-off against it.
+type FloorResult struct {
+	// Listed is the floor: from the delete call until the waiter's listing
+	// returned. Notified is the time until the notification arrived.
+	Listed   SideResult `json:"listed"`
+	Notified SideResult `json:"notified"`
+	// ZKLock and ZKLib are each side's ping-pong hand-off p50 over the
+	// floor's p50 (Listed), round by round.
+	ZKLock FloorRatio `json:"zklock"`
+	ZKLib  FloorRatio `json:"zk_lock"`
+}
+
+// FloorRatio is a side's ping-pong hand-off p50 over the floor's p50 of
+// the same round: RoundRatios, and their median Ratio.
+type FloorRatio struct {
+	Ratio       float64   `json:"ratio"`
+	RoundRatios []float64 `json:"round_ratios"`
 }
 
 // MemoryResult is the median across rounds of MeasureWaiters for a side.
@@ -100,7 +148,7 @@ type MemoryResult struct {
 // Pass reports whether every target of the report was met.
 func (r *Report) Pass() bool {
 	for _, s := range r.Scenarios {
-		if !s.Pass {
+		if !s.Pass || (s.CPUTarget > 0 && !s.CPUPass) {
 			return false
 		}
 	}
@@ -110,6 +158,19 @@ func (r *Report) Pass() bool {
 		}
 	}
 	return true
+}
+
+// ReadReport reads a report that WriteJSON wrote to the file name.
+func ReadReport(name string) (*Report, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", name, err)
+	}
+	return &r, nil
 }
 
 // WriteJSON writes the report as indented JSON.

@@ -1,9 +1,6 @@
 package bench
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // Uncontended runs n acquire+release cycles of one lock on one session of
 // side, one after another. Latencies are whole cycles. The queue znode
@@ -22,21 +19,11 @@ func Uncontended(ctx context.Context, h *Harness, side Side, n int) (Sample, err
 		return Sample{}, err
 	}
 	defer s.close()
-	lat := make([]time.Duration, 0, n)
-	h.startTimer()
-	start := time.Now()
-	for range n {
-		t := time.Now()
+	return h.serially(ctx, n, func() error {
 		unlock, err := s.lock(ctx, res)
 		if err != nil {
-			return Sample{}, err
+			return err
 		}
-		if err := unlock(ctx); err != nil {
-			return Sample{}, err
-		}
-		lat = append(lat, time.Since(t))
-	}
-	elapsed := time.Since(start)
-	h.stopTimer()
-	return Sample{Ops: n, Elapsed: elapsed, Latencies: lat}, nil
+		return unlock(ctx)
+	})
 }
