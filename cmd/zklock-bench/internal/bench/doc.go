@@ -91,8 +91,9 @@
 // (testdata/peers: compiled with javac, or run by /usr/bin/python3) that
 // runs a whole scenario when told to and prints its own count, clock and
 // latency percentiles as a JSON line; it opens as many sessions as the Go
-// sides, with the same session timeout, on the same server, outside the
-// clock, and queues on a znode the bench made beforehand. The peers run
+// sides, with the same session timeout, on the same servers (pinned as
+// the Go sides' are, with Config.PinSessions), outside the clock, and
+// queues on a znode the bench made beforehand. The peers run
 // in the same rounds as zklock and zk.Lock (zklock, zk.Lock, Curator,
 // kazoo; the reverse every other round) after a warm-up that runs each
 // scenario once (three times for Curator, so that the JVM has compiled

@@ -28,6 +28,14 @@ func TestSessionPlacement(t *testing.T) {
 	if got := h.WithTimer(nil).sessionServers("/r2"); !slices.Equal(got, []string{"b:1"}) {
 		t.Errorf("copy: %v", got)
 	}
+	// A peer's sessions are placed as the Go sides' are.
+	got = nil
+	for _, run := range []string{"/p1", "/p1", "/p1"} {
+		got = append(got, peerSessionServers(h, run))
+	}
+	if want := []string{"b:1", "c:1", "b:1"}; !slices.Equal(got, want) {
+		t.Errorf("peers: %v, want %v", got, want)
+	}
 }
 
 // A zklock or zk.Lock side's memory is compared with the other's: zklock
