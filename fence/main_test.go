@@ -24,7 +24,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	runChildIfAsked() // the paused-holder tests re-execute this binary
+	zktest.RunChild(childEnv, pausedHolder) // the paused-holder tests re-execute this binary
 	os.Exit(run(m))
 }
 

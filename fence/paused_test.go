@@ -4,20 +4,18 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zklockkit/zklockkit/fence"
 	"github.com/zklockkit/zklockkit/zklock"
+	"github.com/zklockkit/zklockkit/zktest"
 )
 
 // childEnv carries a pausedSpec (JSON) to the re-executed test binary.
@@ -34,29 +32,11 @@ type pausedSpec struct {
 	Data     string `json:"data"`
 }
 
-// runChildIfAsked runs the paused holder and exits, if this process was
-// started as one.
-func runChildIfAsked() {
-	raw, ok := os.LookupEnv(childEnv)
-	if !ok {
-		return
-	}
-	if err := pausedHolder(raw); err != nil {
-		fmt.Println("ERROR", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
 // pausedHolder takes the lock, says HELD, waits for a line on stdin (the
 // test stops the process before sending it, and lets it go on only after
 // its session has expired and another holder has written), then writes
 // through the fence at once and says what the store answered.
-func pausedHolder(raw string) error {
-	var s pausedSpec
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		return err
-	}
+func pausedHolder(s pausedSpec) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db, err := sql.Open(s.Driver, s.DSN)
@@ -135,52 +115,16 @@ func TestIntegration_PausedHolder(t *testing.T) {
 				must(t, e.db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&path))
 				spec.Driver, spec.DSN = "sqlite", sqliteDSN(path)
 			}
-			raw, _ := json.Marshal(spec)
-			self, err := os.Executable()
-			must(t, err)
-			cmd := exec.Command(self, "-test.run=^$")
-			cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
-			stdin, err := cmd.StdinPipe()
-			must(t, err)
-			stdout, err := cmd.StdoutPipe()
-			must(t, err)
-			cmd.Stderr = os.Stderr
-			must(t, cmd.Start())
-			defer func() {
-				_ = cmd.Process.Signal(syscall.SIGCONT)
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-			}()
-			lines := make(chan string, 4)
-			go func() {
-				sc := bufio.NewScanner(stdout)
-				for sc.Scan() {
-					lines <- sc.Text()
-				}
-				close(lines)
-			}()
-			next := func() string {
-				select {
-				case l, ok := <-lines:
-					if !ok {
-						t.Fatal("paused holder: no more output")
-					}
-					return l
-				case <-time.After(60 * time.Second):
-					t.Fatal("paused holder: no output in 60s")
-				}
-				return ""
-			}
-			held := next()
-			childTok, err := strconv.ParseInt(strings.TrimPrefix(held, "HELD "), 10, 64)
+			child := zktest.StartChild(t, childEnv, spec)
+			held := child.Next(t, "HELD")
+			childTok, err := strconv.ParseInt(held, 10, 64)
 			if err != nil {
-				t.Fatalf("paused holder said %q", held)
+				t.Fatalf("paused holder said HELD %q", held)
 			}
 
 			// Stop it, then tell it to write: the line waits in the pipe.
-			must(t, cmd.Process.Signal(syscall.SIGSTOP))
-			waitStopped(t, cmd.Process.Pid)
-			_, err = io.WriteString(stdin, "write\n")
+			must(t, zktest.PauseProcess(child.Cmd.Process))
+			_, err = io.WriteString(child.Stdin, "write\n")
 			must(t, err)
 
 			// The next holder gets the lock once the paused one's session
@@ -197,13 +141,13 @@ func TestIntegration_PausedHolder(t *testing.T) {
 			must(t, e.fencedWrite(ctx, l, "row"))
 
 			// Let the paused holder go on: its write reaches the store late.
-			must(t, cmd.Process.Signal(syscall.SIGCONT))
-			verdict := next()
-			if !strings.HasPrefix(verdict, "REFUSED") || !strings.Contains(verdict, "stale") {
-				t.Fatalf("paused holder's late write: %q, want REFUSED (ErrStaleToken)", verdict)
+			must(t, zktest.ResumeProcess(child.Cmd.Process))
+			verdict := child.Next(t, "REFUSED")
+			if !strings.Contains(verdict, "stale") {
+				t.Fatalf("paused holder's late write: REFUSED %q, want ErrStaleToken", verdict)
 			}
 			t.Logf("paused holder: %s", verdict)
-			must(t, cmd.Wait())
+			must(t, child.Cmd.Wait())
 			var tok, writes int64
 			must(t, e.db.QueryRowContext(ctx, e.q("SELECT token, writes FROM "+e.data+" WHERE id = 'row'")).Scan(&tok, &writes))
 			if tok != l.Token() || writes != 1 {
@@ -211,31 +155,4 @@ func TestIntegration_PausedHolder(t *testing.T) {
 			}
 		})
 	}
-}
-
-// waitStopped waits until every thread of pid is stopped (state T), so
-// that the process does nothing more from the moment it returns.
-func waitStopped(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-		all := len(tasks) > 0
-		for _, task := range tasks {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
-			if err != nil {
-				continue
-			}
-			s := string(b)
-			if i := strings.LastIndexByte(s, ')'); i < 0 || i+2 >= len(s) || (s[i+2] != 'T' && s[i+2] != 't') {
-				all = false
-				break
-			}
-		}
-		if all {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("process %d did not stop", pid)
 }

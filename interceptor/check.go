@@ -45,10 +45,15 @@ func (o *options) check() error {
 	return nil
 }
 
-// misconfigured logs, once per method, that a call was refused with err,
-// an Internal status: a misconfiguration that only a call could reveal.
+// misconfigured counts a call refused with err, an Internal status: a
+// misconfiguration that only a call could reveal. It logs it once per
+// method.
 func (in *interceptor) misconfigured(ctx context.Context, m *method, err error) {
-	if status.Code(err) != codes.Internal || m.logged.Swap(true) {
+	if status.Code(err) != codes.Internal {
+		return
+	}
+	in.misconf.Add(ctx, m.name)
+	if m.logged.Swap(true) {
 		return
 	}
 	in.logger.LogAttrs(ctx, slog.LevelError,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/ctxsleep"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -127,18 +128,6 @@ func (o *clientOptions) retryDelay(ctx context.Context, attempt int, err error) 
 	return delay, true
 }
 
-// wait sleeps for d, or until ctx ends.
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 func (o *clientOptions) attemptContext(ctx context.Context) context.Context {
 	for _, f := range o.outgoing {
 		ctx = f(ctx)
@@ -166,7 +155,7 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 			if o.onRetry != nil {
 				o.onRetry(ctx, method, attempt, delay, err)
 			}
-			if werr := wait(ctx, delay); werr != nil {
+			if werr := ctxsleep.Sleep(ctx, delay); werr != nil {
 				return err
 			}
 		}
@@ -243,7 +232,7 @@ func (s *retryStream) RecvMsg(m any) error {
 		if s.o.onRetry != nil {
 			s.o.onRetry(s.ctx, s.method, s.attempt, delay, err)
 		}
-		if werr := wait(s.ctx, delay); werr != nil {
+		if werr := ctxsleep.Sleep(s.ctx, delay); werr != nil {
 			return err
 		}
 		if rerr := s.reopen(); rerr != nil {

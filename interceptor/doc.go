@@ -74,8 +74,10 @@
 // method of the global proto registry (where generated code registers its
 // services): the interceptor constructors panic with it. What only a call
 // can reveal (the methods of a [WithMatcher], or of a service not in the
-// registry) is a server bug: the call is refused with Internal, and the
-// reason is logged once per method at Error level ([WithLogger]).
+// registry) is a server bug: the call is refused with Internal, the
+// reason is logged once per method at Error level ([WithLogger]), and
+// every such call is counted in the metric zklock.misconfigured, by method
+// ([WithMeterProvider]).
 //
 // # Streams
 //

@@ -8,6 +8,8 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/zklockkit/zklockkit/internal/adaptermetrics"
+	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -46,6 +48,7 @@ type interceptor struct {
 	methods methods
 	release time.Duration
 	logger  *slog.Logger
+	misconf *adaptermetrics.Misconfigured
 }
 
 func newInterceptor(locker zklock.Locker, opts []Option) *interceptor {
@@ -59,7 +62,8 @@ func newInterceptor(locker zklock.Locker, opts []Option) *interceptor {
 	if o.err != nil {
 		panic(o.err)
 	}
-	in := &interceptor{locker: locker, methods: methods{opts: o}, release: o.releaseTimeout, logger: o.logger}
+	in := &interceptor{locker: locker, methods: methods{opts: o}, release: o.releaseTimeout, logger: o.logger,
+		misconf: adaptermetrics.NewMisconfigured(o.meterProvider, ScopeName, tracing.AdapterGRPC)}
 	if in.logger == nil {
 		in.logger = slog.Default()
 	}

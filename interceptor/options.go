@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -22,6 +24,11 @@ const (
 	DefaultReleaseTimeout = 5 * time.Second
 )
 
+// ScopeName is the instrumentation scope name of the meter of the
+// misconfiguration metric (see WithMeterProvider): this package's import
+// path.
+const ScopeName = "github.com/zklockkit/zklockkit/interceptor"
+
 // Option configures UnaryServerInterceptor and StreamServerInterceptor.
 // Options are applied in order over the documented defaults.
 type Option func(*options)
@@ -31,6 +38,7 @@ type options struct {
 	matchers       []matcherRule
 	releaseTimeout time.Duration
 	logger         *slog.Logger
+	meterProvider  metric.MeterProvider
 	err            error
 }
 
@@ -115,6 +123,17 @@ func WithReleaseTimeout(d time.Duration) Option {
 // with Internal. Default: slog.Default().
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.logger = l }
+}
+
+// WithMeterProvider sets the provider of the counter of calls refused
+// for a misconfiguration that only a call can reveal (see WithLogger):
+// zklock.misconfigured (Prometheus: zklock_misconfigured_total), labelled
+// zklock.adapter "grpc" and zklock.route, the full method. Every such call
+// counts, not only the first, which is what is logged. The default, also
+// used when mp is nil, is the global provider (otel.GetMeterProvider),
+// which follows one set later.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(o *options) { o.meterProvider = mp }
 }
 
 // Matcher selects the methods WithMatcher applies to, by full method name

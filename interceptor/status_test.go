@@ -3,7 +3,7 @@ package interceptor_test
 import (
 	"context"
 	"errors"
-	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +19,7 @@ import (
 	"github.com/zklockkit/zklockkit/examples/grpc/bankpb"
 	"github.com/zklockkit/zklockkit/interceptor"
 	"github.com/zklockkit/zklockkit/internal/adaptertest"
+	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -223,11 +224,27 @@ func TestIntegration_StatusCodes(t *testing.T) {
 	})
 
 	t.Run("Internal", func(t *testing.T) {
-		// A WithMatcher's methods are known only at their first call.
-		r := newRig(t, 1, &bank{}, interceptor.WithMatcher(interceptor.MatchService("bank.v1.Bank"),
-			interceptor.Resource("accounts/{no_such_field}")))
-		_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"))
-		wantCode(t, err, codes.Internal)
+		// A WithMatcher's methods are known only at their first call;
+		// every call refused, unary or stream, counts.
+		meter := adaptertest.NewMeter(t)
+		r := newRig(t, 1, &bank{}, interceptor.WithMeterProvider(meter.Provider), interceptor.WithMatcher(interceptor.MatchService("bank.v1.Bank"),
+			interceptor.Resource("accounts/{no_such_field}"), interceptor.FromFirstMessage()))
+		for range 3 {
+			_, err := r.client(0).Transfer(callCtx(t), transferReq("a", "b"))
+			wantCode(t, err, codes.Internal)
+			s, err := r.client(0).Watch(callCtx(t), &bankpb.WatchRequest{AccountId: "a"})
+			if err == nil {
+				_, err = s.Recv()
+			}
+			wantCode(t, err, codes.Internal)
+		}
+		want := map[adaptertest.Route]int64{
+			{Adapter: tracing.AdapterGRPC, Route: bankpb.Bank_Transfer_FullMethodName}: 3,
+			{Adapter: tracing.AdapterGRPC, Route: bankpb.Bank_Watch_FullMethodName}:    3,
+		}
+		if got := meter.Misconfigured(t); !maps.Equal(got, want) {
+			t.Errorf("%s: %v; want %v", tracing.MetricMisconfigured, got, want)
+		}
 	})
 }
 
@@ -257,18 +274,35 @@ func TestMisconfiguration(t *testing.T) {
 		}()
 	}
 
+	// What only a call reveals is refused with Internal at every call,
+	// logged once, and counted at every call; a well-configured method
+	// counts nothing, nor does a call refused for its own bad value
+	// (InvalidArgument).
 	var log adaptertest.Log
-	unary := interceptor.UnaryServerInterceptor(locker, interceptor.WithLogger(log.Logger()),
+	meter := adaptertest.NewMeter(t)
+	unary := interceptor.UnaryServerInterceptor(locker, interceptor.WithLogger(log.Logger()), interceptor.WithMeterProvider(meter.Provider),
 		interceptor.WithMatcher(interceptor.MatchService("bank.v1.Bank"), interceptor.Resource("accounts/{no_such_field}")))
+	configured := interceptor.UnaryServerInterceptor(locker, interceptor.WithLogger(log.Logger()), interceptor.WithMeterProvider(meter.Provider),
+		interceptor.WithMatcher(interceptor.MatchService("bank.v1.Bank"), interceptor.Resource("accounts/{transfer.from}")))
 	info := &grpc.UnaryServerInfo{FullMethod: bankpb.Bank_Transfer_FullMethodName}
+	ran := 0
+	handler := func(context.Context, any) (any, error) { ran++; return nil, nil }
 	for range 3 {
-		_, err := unary(context.Background(), transferReq("a", "b"), info, func(context.Context, any) (any, error) { return nil, nil })
+		_, err := unary(context.Background(), transferReq("a", "b"), info, handler)
 		wantCode(t, err, codes.Internal)
+		if _, err := configured(context.Background(), transferReq("a", "b"), info, handler); err != nil {
+			t.Fatalf("well-configured method: %v", err)
+		}
+		_, err = configured(context.Background(), transferReq("", "b"), info, handler)
+		wantCode(t, err, codes.InvalidArgument)
 	}
-	recs := log.Records()
-	if len(recs) != 1 || recs[0].Level != slog.LevelError || recs[0].Attrs["method"] != bankpb.Bank_Transfer_FullMethodName ||
-		!strings.Contains(recs[0].Attrs["error"], `has no field "no_such_field"`) {
-		t.Fatalf("logged %+v; want one Error record naming the method and the reason", recs)
+	if ran != 3 {
+		t.Errorf("the handler ran %d times; want 3, for the well-configured calls", ran)
+	}
+	adaptertest.WantMisconfigured(t, &log, meter, map[string]string{"method": bankpb.Bank_Transfer_FullMethodName},
+		map[adaptertest.Route]int64{{Adapter: tracing.AdapterGRPC, Route: bankpb.Bank_Transfer_FullMethodName}: 3})
+	if recs := log.Records(); len(recs) > 0 && !strings.Contains(recs[0].Attrs["error"], `has no field "no_such_field"`) {
+		t.Errorf("logged %+v; want the reason", recs[0])
 	}
 }
 

@@ -5,8 +5,15 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/zklockkit/zklockkit/zklock"
 )
+
+// ScopeName is the instrumentation scope name of the meter of the
+// misconfiguration metric (see Config): this package's import path. The
+// Echo adapters record it through this package too.
+const ScopeName = "github.com/zklockkit/zklockkit/middleware"
 
 // Defaults applied to zero fields of a Config.
 const (
@@ -132,8 +139,12 @@ type Router struct {
 //
 // A request whose route the middleware cannot know, or whose route lacks
 // a parameter a template names (found only at request time), is answered
-// 500 "lock misconfigured" rather than let through unlocked, and the
-// reason is logged once, at Error level, to Logger.
+// 500 "lock misconfigured" rather than let through unlocked. The reason is
+// logged once per route, at Error level, to Logger, and every such
+// request is counted in the metric zklock.misconfigured
+// (Prometheus: zklock_misconfigured_total), labelled zklock.adapter
+// "http" and zklock.route, the route's pattern or "(unrouted)" (never
+// the request's path), through MeterProvider.
 type Config struct {
 	// Skipper, when set and true for a request, lets it through without a
 	// lock.
@@ -206,6 +217,12 @@ type Config struct {
 	// (see Config): once per route, at Error level, with the route, the
 	// template and the parameter. Default: slog.Default().
 	Logger *slog.Logger
+
+	// MeterProvider makes the counter of requests refused for a
+	// misconfiguration (see Config; the names are package tracing's:
+	// tracing.MetricMisconfigured). Default: the global provider
+	// (otel.GetMeterProvider), which follows one set later.
+	MeterProvider metric.MeterProvider
 }
 
 // Option adjusts the Config built by Lock.
@@ -256,3 +273,9 @@ func WithRouter(r Router) Option { return func(c *Config) { c.Router = r } }
 // WithLogger sets the logger of misconfigurations found at request time
 // (see Config.Logger).
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
+
+// WithMeterProvider sets the provider of the misconfiguration metric (see
+// Config.MeterProvider). A nil mp is the global provider.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *Config) { c.MeterProvider = mp }
+}

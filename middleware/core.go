@@ -11,7 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklockkit/zklockkit/internal/adaptermetrics"
 	"github.com/zklockkit/zklockkit/internal/keycache"
+	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -23,8 +25,10 @@ import (
 // with Held.Request, then Release.
 //
 // Core uses the Config's Locker, Rule, Routes, Router.Parse, RetryAfter,
-// ReleaseTimeout, DisableServerTiming and AcquireOptions; the hooks
-// (Skipper, ErrorHandler, OnAcquire...) belong to the net/http middleware.
+// ReleaseTimeout, DisableServerTiming, AcquireOptions, Logger and
+// MeterProvider; the hooks (Skipper, ErrorHandler, OnAcquire...) belong to
+// the net/http middleware. The requests it refuses for a misconfiguration
+// count as the net/http middleware's (zklock.adapter "http").
 type Core struct {
 	locker       zklock.Locker
 	parse        PatternParser
@@ -32,6 +36,7 @@ type Core struct {
 	release      time.Duration
 	serverTiming bool
 	logger       *slog.Logger
+	misconf      *adaptermetrics.Misconfigured
 
 	single   *Guard                   // when Routes is empty
 	unrouted *Guard                   // a request whose route the table cannot know
@@ -76,6 +81,7 @@ func (config Config) Core() (*Core, error) {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
+	c.misconf = adaptermetrics.NewMisconfigured(config.MeterProvider, ScopeName, tracing.AdapterHTTP)
 	switch {
 	case config.RetryAfter < 0:
 		return nil, fmt.Errorf("%w: negative RetryAfter", ErrInvalidConfig)
@@ -275,13 +281,14 @@ func (h *Held) Release() error {
 	return h.lease.Release(ctx)
 }
 
-// misconfigured logs, once per route, that requests to the route of
-// pattern are answered 500 because of ri's error.
+// misconfigured counts a request to the route of pattern answered 500
+// because of ri's error, and logs it once per route.
 func (c *Core) misconfigured(r *http.Request, pattern string, ri *routeInfo) {
+	route := strings.Clone(pattern) // the request's pattern stays on the stack
+	c.misconf.Add(r.Context(), route)
 	if ri.logged.Swap(true) {
 		return
 	}
-	route := strings.Clone(pattern) // the request's pattern stays on the stack
 	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", route)}
 	if route == "" {
 		attrs = append(attrs, slog.String("path", r.URL.Path))

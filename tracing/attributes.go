@@ -33,7 +33,28 @@ const (
 	// the class of error a failed acquire or a lost lease ended with, one
 	// of the values ErrorType returns. Only failures carry it.
 	ErrorTypeKey = attribute.Key("error.type")
+	// AdapterKey is the adapter that refused a misconfigured request: one
+	// of the Adapter* values. MetricMisconfigured only.
+	AdapterKey = attribute.Key("zklock.adapter")
+	// RouteKey is the route of a misconfigured request: the HTTP route's
+	// pattern as registered ("/accounts/{id}"), RouteUnrouted when the
+	// middleware could not know it, or the gRPC full method
+	// ("/bank.v1.Bank/Transfer"). MetricMisconfigured only.
+	RouteKey = attribute.Key("zklock.route")
 )
+
+// Values of AdapterKey.
+const (
+	AdapterHTTP = "http" // package middleware, for net/http
+	AdapterEcho = "echo" // package zkecho, for Echo v4 and v5
+	AdapterGRPC = "grpc" // package interceptor
+)
+
+// RouteUnrouted is the value of RouteKey for a request whose route the
+// HTTP middleware could not know: never the request's path, which is
+// unbounded and may carry secrets (the log of the misconfiguration has
+// it).
+const RouteUnrouted = "(unrouted)"
 
 // Values of LockKindKey.
 const (

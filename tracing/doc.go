@@ -87,6 +87,8 @@
 //	zklock.lost.reason     string  hold span, lost metric        session_expired, session_unverified, node_deleted,
 //	                                                             client_closed, partner_lost
 //	error.type             string  failures only: see below      locked, wait_timeout, unavailable, canceled, ...
+//	zklock.adapter         string  misconfigured metric          http, echo, grpc
+//	zklock.route           string  misconfigured metric          the HTTP route's pattern, (unrouted), or the gRPC full method
 //
 // The acquire's span is its acquire span if it has one, otherwise its
 // hold span. Each fact is on one span of a trace: a lease's node, session
@@ -126,6 +128,13 @@
 //	zklock.acquire.active    Int64ObservableUpDownCounter  {acquire}  class, kind
 //	zklock.hold.active       Int64ObservableUpDownCounter  {lease}    class, kind
 //	zklock.hold.lost         Int64Counter                  {lease}    class, kind, reason, error.type
+//	zklock.misconfigured     Int64Counter                  {request}  zklock.adapter, zklock.route
+//
+// The last one is not the Observer's: the adapters (package middleware,
+// its Echo adapters, package interceptor) record it, through their own
+// WithMeterProvider option, once for every request or call they refuse
+// because its lock is misconfigured ([MetricMisconfigured]). This package
+// holds its names with the others'.
 //
 // The two active counts are kept by the Observer (an atomic add per
 // change) and reported by a callback when the reader collects: several

@@ -29,6 +29,13 @@ const (
 	// MetricHoldLost counts lost leases, by resource class, lock kind,
 	// reason and error type.
 	MetricHoldLost = "zklock.hold.lost"
+	// MetricMisconfigured counts the requests and calls an adapter refused
+	// because its lock is misconfigured in a way only a request can reveal
+	// (HTTP 500 "lock misconfigured", gRPC Internal), by adapter
+	// (AdapterKey) and route (RouteKey). The adapters record it, not the
+	// Observer: package middleware, its Echo adapters and package
+	// interceptor, each through its own MeterProvider option.
+	MetricMisconfigured = "zklock.misconfigured"
 )
 
 // durationBuckets are the histogram bucket boundaries, in seconds: from

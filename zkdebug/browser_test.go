@@ -102,7 +102,7 @@ func TestBrowserRendersTable(t *testing.T) {
 	for _, m := range headRE.FindAllStringSubmatch(dom, -1) {
 		heads = append(heads, m[1])
 	}
-	if got := strings.Join(heads, ","); got != "Resource,Mode,State,Position,Waits for,Since,For,Token,Session,Node" {
+	if got := strings.Join(heads, ","); got != "Resource,Mode,State,Position,Turn in,Waits for,Since,For,Token,Session,Node" {
 		t.Errorf("columns %q", got)
 	}
 	if !strings.Contains(dom, `<span id="counts">2 held, 1 waiting</span>`) {
@@ -130,9 +130,11 @@ func TestBrowserRendersTable(t *testing.T) {
 			"num position": strconv.Itoa(locks[i].Position), "session": sid,
 			"node": filepath.Base(locks[i].Path), "node title": locks[i].Path}
 		if lease := held[order[i]]; lease != nil {
-			want["state"], want["num token"], want["waits"] = "held", strconv.FormatInt(lease.Token(), 10), "-"
+			want["state"], want["num token"], want["waits"], want["turn"] = "held", strconv.FormatInt(lease.Token(), 10), "-", "-"
 		} else {
-			want["state"], want["num token"], want["num position"] = "waiting", "-", "1"
+			// No client has released the resource yet: no hold-time
+			// median is known, so the wait is not estimated.
+			want["state"], want["num token"], want["num position"], want["turn"] = "waiting", "-", "1", "?"
 			hs := holdersIn(cs["waits"])
 			if len(hs) != 1 {
 				t.Fatalf("row %d: %d holders in %q, want the other client's", i, len(hs), cs["waits"])

@@ -29,8 +29,9 @@
 //
 // For people, an HTML table (every value escaped by html/template) with one
 // row per lock node of the Client: resource, mode, state (held or
-// waiting), position in the queue (nodes ahead; 0 when held), the holders
-// of its queue for a waiting lock (below), since when the node has been in
+// waiting), position in the queue (nodes ahead; 0 when held), for a
+// waiting lock its estimated wait ("turn in", below) and the holders of
+// its queue (below), since when the node has been in
 // the queue and for how long, fencing token (once held), ZooKeeper session
 // and znode. For a held lock the time counts from when it joined the
 // queue, so it includes the wait. The table itself comes from the Client's
@@ -68,6 +69,23 @@
 // or says they are unavailable; a read that outlasts the budget goes on for
 // up to 5 seconds, one per queue at a time, and serves the next request.
 //
+// # Turn in
+//
+// A waiting lock's estimated wait is its turns (zklock.QueueNode.Turns: its
+// position, for an exclusive lock) times the resource's recent hold-time
+// median: the median the queue's nodes report (zklock.Queue.HoldMedian),
+// or, when none does or the queue was not read, the median of this
+// Client's own holds of it (zklock.LocalLock.HoldMedian). Without a read
+// of the queue, a lock of another mode has no estimate ("?"). The column
+// also shows the deadline its acquire wrote in its node (its context's,
+// or MaxWait), flagged when it falls before the estimated turn.
+//
+// # Flight recordings
+//
+// Recordings serves the recordings of a zklock.FlightRecorder (the trace
+// window and the wire history written when a lease is lost): the list,
+// and each file, the latest by ?latest=trace or ?latest=json.
+//
 // # JSON
 //
 //	{
@@ -82,6 +100,10 @@
 //	    "session": "0x100008a1b2c0003", "path": "/zklock/orders%2F42/_c_...-lock-0000000007"
 //	  }, {
 //	    "resource": "orders/43", "state": "waiting", "position": 1, ...,
+//	    "turns": 1, "hold_p50_seconds": 0.8,   // a waiting lock's estimate, when known
+//	    "hold_source": "reports",              // or "this client"
+//	    "estimated_wait_seconds": 0.8,
+//	    "deadline": "2025-01-02T03:04:10.000Z", "gives_up_first": false,
 //	    "waits_for": [{
 //	      "label": "billing", "host": "box-1", "pid": 27461, "session": "0x100008a1b2c0004",
 //	      "path": "/zklock/orders%2F43/_c_...-lock-0000000002", "token": 4702,

@@ -43,8 +43,20 @@ type lockView struct {
 	HoldersStatus string       `json:"holders_status,omitempty"`
 	HoldersRead   *time.Time   `json:"holders_read,omitempty"`
 	HoldersError  string       `json:"holders_error,omitempty"`
+	// A waiting lock's estimated wait (see estimate): its turns, the
+	// hold-time median and whence ("reports": the queue's nodes'; "this
+	// client": its own holds), turns × median in seconds, the deadline
+	// its acquire wrote, and whether that falls first. Absent when
+	// unknown.
+	Turns                *int       `json:"turns,omitempty"`
+	HoldP50Seconds       *float64   `json:"hold_p50_seconds,omitempty"`
+	HoldSource           string     `json:"hold_source,omitempty"`
+	EstimatedWaitSeconds *float64   `json:"estimated_wait_seconds,omitempty"`
+	Deadline             *time.Time `json:"deadline,omitempty"`
+	GivesUpFirst         bool       `json:"gives_up_first,omitempty"`
 
-	age time.Duration
+	age  time.Duration
+	wait time.Duration
 }
 
 // holderView is a node that holds a queue some lock of this process
@@ -118,7 +130,9 @@ func take(c *zklock.Client, lk *lookup, ttl time.Duration, now time.Time) snapsh
 			s.Held++
 		} else {
 			s.Waiting++
-			if h, ok := queues[path.Dir(l.Path)]; ok {
+			h, ok := queues[path.Dir(l.Path)]
+			v.estimate(l, h, ok, now)
+			if ok {
 				s.lookups++
 				v.waitsFor(h, mine, c.SessionID(), now)
 				switch v.HoldersStatus {

@@ -42,7 +42,7 @@ type blocker interface {
 	backend
 	// acquireParts takes every part of ts, in their (canonical) order,
 	// for st: a part a lender holds is borrowed (leaseState.borrow), the
-	// others queued for. It returns errs.PartLost when a part it held was
+	// others queued for. It returns errs.ErrPartLost when a part it held was
 	// lost while it waited for another (the shell then gives everything
 	// back and calls it again), and on error the part that failed and,
 	// if known, its session.
@@ -140,17 +140,7 @@ func (b *zkBackend) takeParts(a *acquisition) partTaker {
 	return p
 }
 
-func (b *zkBackend) observe(ctx context.Context, e Event) {
-	if len(b.c.cfg.observers) == 0 {
-		return
-	}
-	if e.Time.IsZero() {
-		e.Time = time.Now()
-	}
-	for _, o := range b.c.cfg.observers {
-		o.Observe(ctx, e)
-	}
-}
+func (b *zkBackend) observe(ctx context.Context, e Event) { notify(ctx, b.c.cfg.observers, e) }
 
 // connState reports a lost connection (EventSuspended) or a resumption
 // to the observers.
@@ -173,6 +163,7 @@ func (b *zkBackend) sessionStatus(st session.Status, sid int64) {
 // before ZooKeeper confirms, the rest goes on in the background and the
 // lease ends when it is done.
 func (b *zkBackend) releaseHolds(ctx context.Context, st *leaseState) error {
+	b.c.holds.released(st)
 	return b.c.q.Release(ctx, st.ownNodes(), st.finishRelease)
 }
 

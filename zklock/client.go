@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"slices"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/zklockkit/zklockkit/zklock/internal/dsn"
 	"github.com/zklockkit/zklockkit/zklock/internal/queue"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
+	"github.com/zklockkit/zklockkit/zklock/internal/wire"
 )
 
 // Client is one ZooKeeper session shared by every lock of a process. It is
@@ -28,6 +30,10 @@ type Client struct {
 	owner []byte           // default node data: JSON Owner
 	// steps runs the acquires' steps (see step.go).
 	steps stepRunners
+	holds holdTimes // how long this client's leases were held, per queue
+	// flightSrc, with WithFlightRecorder, keeps the wire history the
+	// recorder reports (flight.go).
+	flightSrc *flightSource
 }
 
 // Connect opens a session with the ZooKeeper ensemble at servers
@@ -64,6 +70,10 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if len(cfg.observers) > 0 {
 		scfg.OnConn = c.b.connState
 		scfg.OnStatus = c.b.sessionStatus
+	}
+	if cfg.flight != nil {
+		c.flightSrc = &flightSource{c: c, hist: wire.NewHistory()}
+		scfg.History = c.flightSrc.hist
 	}
 	c.sess = session.New(scfg)
 	c.q = queue.New(c.sess, queue.Config{ACL: cfg.acl, Logger: cfg.logger})
@@ -224,19 +234,9 @@ const (
 	SessionClosed
 )
 
-func (s SessionState) String() string {
-	switch s {
-	case SessionVerified:
-		return "verified"
-	case SessionSuspended:
-		return "suspended"
-	case SessionExpired:
-		return "expired"
-	case SessionClosed:
-		return "closed"
-	}
-	return "unknown"
-}
+// String returns the state's name, as events and logs print it:
+// "verified", "suspended", "expired" or "closed".
+func (s SessionState) String() string { return session.Status(s).String() }
 
 // State returns the state of the client's session now, and a channel
 // that is closed when it next changes, so that a caller can wait for a
@@ -277,6 +277,10 @@ type LocalLock struct {
 	Acquired  time.Time // when the lock was acquired; zero while waiting
 	Token     int64     // fencing token, when held
 	SessionID int64
+	// HoldMedian is the median of how long this Client held the lock's
+	// queue over its last HoldSamples leases of it (what its nodes report
+	// as Owner.HoldMedian); 0 when it has released none.
+	HoldMedian time.Duration
 }
 
 // Locks returns this Client's lock nodes, waiting and held, ordered by
@@ -286,7 +290,7 @@ func (c *Client) Locks() []LocalLock {
 	ls := make([]LocalLock, len(nodes))
 	for i, n := range nodes {
 		l := LocalLock{Resource: n.Resource, Mode: Mode(n.Kind), Path: n.Path, Position: n.Position, Since: n.Since,
-			SessionID: n.SessionID}
+			SessionID: n.SessionID, HoldMedian: c.holds.median(path.Dir(n.Path))}
 		if st, ok := n.Holder.(*leaseState); ok {
 			l.Held, l.Position = true, 0
 			st.mu.Lock()

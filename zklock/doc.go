@@ -119,12 +119,22 @@
 // number fails the acquire with ErrUnknownNode. No lock is granted past a
 // node zklock does not understand.
 //
+// # Waits and losses, seen from outside
+//
+// Each lock node carries its owner (host, pid, label) and, for a waiter,
+// its acquire's deadline and its client's recent hold-time median of the
+// resource (Owner). Inspect turns them into estimates anyone can read:
+// QueueNode.Turns, Queue.HoldMedian, QueueNode.EstimatedWait and
+// QueueNode.GivesUpFirst. A FlightRecorder (WithFlightRecorder) writes
+// the last seconds of the execution trace and each client's wire history
+// to a directory when a lease is lost. docs/operations.md says more.
+//
 // # Errors
 //
 // Errors match the package's sentinel values with errors.Is: ErrLocked,
 // ErrWaitTimeout, ErrInvalidResource, ErrReleased, ErrLeaseLost,
 // ErrSessionExpired, ErrClosed, ErrUnavailable, ErrUpgrade, ErrNoAuth,
 // ErrInvalidOption, ErrLimitMismatch, ErrValueTooLarge,
-// ErrDowngradeBlocked, ErrNoLeader, ErrUnknownNode, and the context's
-// errors.
+// ErrDowngradeBlocked, ErrNoLeader, ErrUnknownNode, ErrFlightRecorderBusy,
+// and the context's errors.
 package zklock

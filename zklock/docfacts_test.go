@@ -66,7 +66,7 @@ func boundFacts() []doctest.Fact {
 	noTimePct := percent(T - interval - T/time.Duration(tickDiv))
 
 	gap := func(timeout, tick time.Duration, ensemble bool) string {
-		return d(leaderGapBound(timeout, tick, ensemble))
+		return d(LeaderGapBound(timeout, tick, ensemble))
 	}
 
 	fact := func(name, source, quote string, home []string, want ...any) doctest.Fact {
@@ -96,13 +96,13 @@ func boundFacts() []doctest.Fact {
 		fact("the sync interval, as a fraction", "session.ProofInterval", `sends a \x60sync\x60 every \*T\*/(\d+)`, lossHome, proofDiv),
 
 		// The leaderless gap.
-		fact("the leaderless gap", "leaderGapBound", `within \*\*the session timeout \+ tickTime \+ `+dur+`\*\* of the old one's death, plus \*\*tickTime/(\d+)\*\* on an ensemble`, boundHome,
+		fact("the leaderless gap", "LeaderGapBound", `within \*\*the session timeout \+ tickTime \+ `+dur+`\*\* of the old one's death, plus \*\*tickTime/(\d+)\*\* on an ensemble`, boundHome,
 			leaderGapSlack, int(1/leaderGapFollowerTicks)),
-		fact("the leaderless gap with the defaults", "leaderGapBound, DefaultSessionTimeout", `zklock's `+dur+` session timeout: `+dur+` on a single server, `+dur+` on an ensemble`, boundHome,
+		fact("the leaderless gap with the defaults", "LeaderGapBound, DefaultSessionTimeout", `zklock's `+dur+` session timeout: `+dur+` on a single server, `+dur+` on an ensemble`, boundHome,
 			T, gap(T, 2*time.Second, false), gap(T, 2*time.Second, true)),
-		fact("the leaderless gap with a 4 s session", "leaderGapBound", `With a 4 s session \(the least \x60tickTime\x60 2 s allows\): `+dur+` and `+dur, boundHome,
+		fact("the leaderless gap with a 4 s session", "LeaderGapBound", `With a 4 s session \(the least \x60tickTime\x60 2 s allows\): `+dur+` and `+dur, boundHome,
 			gap(4*time.Second, 2*time.Second, false), gap(4*time.Second, 2*time.Second, true)),
-		fact("the leaderless gap at tickTime 500 ms", "leaderGapBound", `with \x60tickTime\x60 500 ms a 2 s session gives a new leader within `+dur+` \(`+dur+` on an ensemble\)`, boundHome,
+		fact("the leaderless gap at tickTime 500 ms", "LeaderGapBound", `with \x60tickTime\x60 500 ms a 2 s session gives a new leader within `+dur+` \(`+dur+` on an ensemble\)`, boundHome,
 			gap(2*time.Second, 500*time.Millisecond, false), gap(2*time.Second, 500*time.Millisecond, true)),
 		{Name: "the old leaderless gap", Quote: regexp.MustCompile(`(?:new leader|leader is elected)[^.]{0,60}(?:session )?timeout \+ 1 s`),
 			Gone: "the old bound; ZooKeeper's tick adds up to a tickTime (link to docs/guarantees.md#the-leaderless-gap)"},

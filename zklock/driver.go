@@ -151,7 +151,7 @@ func (l *driverLocker) acquireParts(ctx context.Context, st *leaseState, p acqui
 	for i, part := range parts {
 		t := byKey[req.Resources[i]]
 		if !st.addHold(&heldNode{resource: t.resource, parent: t.parent, path: part.Path, token: part.Token}) {
-			return t, 0, errs.PartLost // a borrowed part was lost meanwhile: dropHolds releases h
+			return t, 0, errs.ErrPartLost // a borrowed part was lost meanwhile: dropHolds releases h
 		}
 	}
 	go func() {

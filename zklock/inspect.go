@@ -28,6 +28,12 @@ type QueueNode struct {
 	Created   time.Time // node creation time (server clock)
 	Token     int64     // czxid: the fencing token of its lease
 	SessionID int64     // ephemeral owner
+	// Turns is how many times the lock must change hands before the node
+	// holds, were each group of holders to leave together: 0 for a
+	// holder; a waiter's position in an exclusive queue; in a read/write
+	// queue the readers between two writers count as one turn, in a
+	// semaphore's the holders Limit at a time. See EstimatedWait.
+	Turns int
 }
 
 // Queue is a snapshot of one resource's lock queue.
@@ -130,8 +136,10 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 	}
 	// Decide holders over the nodes that still exist: one released during
 	// the reads must not leave its successor looking like a waiter.
+	turns := layout.Turns(live, cfg.limit)
 	for i := range q.Nodes {
 		q.Nodes[i].Holder, _ = layout.Rule(live, i, cfg.limit)
+		q.Nodes[i].Turns = turns[i]
 	}
 	return q, nil
 }
@@ -159,11 +167,21 @@ func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error)
 	return rs, nil
 }
 
-// Owner is the data zklock stores in each lock node: who created it.
+// Owner is the data zklock stores in each lock node: who created it and,
+// for a waiter, what it tells others about its wait. Its JSON is
+// Owner.MarshalJSON's.
 type Owner struct {
-	Host  string `json:"host,omitempty"`
-	PID   int    `json:"pid,omitempty"`
-	Label string `json:"label,omitempty"`
+	Host  string
+	PID   int
+	Label string
+	// Deadline is when the acquire that created the node gives up
+	// waiting, if it has a deadline (its context's, or MaxWait); zero
+	// otherwise.
+	Deadline time.Time
+	// HoldMedian is the median of how long the client that created the
+	// node held the resource, over its last HoldSamples leases of it, as
+	// it knew it when it created the node; 0 when it had none.
+	HoldMedian time.Duration
 }
 
 func decodeOwner(data []byte) Owner {

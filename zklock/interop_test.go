@@ -150,6 +150,11 @@ func TestIntegration_InteropCuratorMutex(t *testing.T) {
 		got <- l
 	}()
 	waitNodes(t, a, path, 3)
+	// The zklock waiter behind Curator's node wrote its deadline (its
+	// context's) in its owner data: Curator queues and hands on with it.
+	if q, err := a.Inspect(ctx, path, zklock.RawPath()); err != nil || q.Nodes[2].Owner.Deadline.IsZero() {
+		t.Fatalf("the zklock waiter's node wrote no deadline: %v", err)
+	}
 	cur.quiet(300 * time.Millisecond) // excluded by the zklock holder
 	held.Release(ctx)
 	cur.expect("ACQUIRED", 30*time.Second)
@@ -247,6 +252,12 @@ func TestIntegration_InteropKazoo(t *testing.T) {
 	held, err = c.Acquire(ctx, path, zklock.RawPath())
 	if err != nil {
 		t.Fatal(err)
+	}
+	// This node reports the client's hold-time median (it released the
+	// lock once) and its deadline: kazoo, which never reads it, behaves
+	// as before.
+	if q, err := c.Inspect(ctx, path, zklock.RawPath()); err != nil || q.Nodes[0].Owner.HoldMedian == 0 || q.Nodes[0].Owner.Deadline.IsZero() {
+		t.Fatalf("the zklock holder's node reports no hold median or deadline: %v", err)
 	}
 	plain := startKazoo(t, path, "lock-plain")
 	plain.expect("ACQUIRED", 30*time.Second)

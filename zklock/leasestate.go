@@ -227,6 +227,9 @@ func (st *leaseState) lose(reason LossReason) {
 		// handed out, so none is reported lost.
 		return
 	}
+	if b, ok := st.owner.(*zkBackend); ok {
+		b.c.recordLoss(st, reason, err)
+	}
 	go st.owner.observe(context.Background(), Event{Kind: EventLost, ID: st.id, Resource: st.resource, Resources: st.resources,
 		Mode: st.mode, Held: time.Since(acquired), Token: st.Token(), Err: err, SessionID: st.sessionID()})
 }

@@ -11,5 +11,6 @@ import (
 // here; tests isolate themselves by root path (zktest.UniqueRoot). A short
 // tick lets tests use session timeouts of a few seconds.
 func TestMain(m *testing.M) {
+	zktest.RunChild(flightChildEnv, flightHolder) // TestIntegration_FlightRecorderPausedHolder re-executes this binary
 	zktest.Main(m, zktest.WithTickTime(500*time.Millisecond), zktest.WithSessionTimeoutBounds(time.Second, 20*time.Second))
 }

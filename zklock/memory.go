@@ -117,7 +117,7 @@ func (m *MemoryLocker) acquireParts(ctx context.Context, st *leaseState, p acqui
 
 // wait queues a node for key and waits until the rule lets it hold. A
 // part of a multi-resource acquire also stops when another part of st is
-// lost (errs.PartLost).
+// lost (errs.ErrPartLost).
 func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg acquireConfig, multi bool) error {
 	if ctx.Err() != nil {
 		return errs.CtxErr(ctx)
@@ -156,7 +156,7 @@ func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg
 				m.removeLocked(n) // another part was lost meanwhile
 				m.mu.Unlock()
 				report()
-				return errs.PartLost
+				return errs.ErrPartLost
 			}
 			n.w, n.st = nil, st
 			m.mu.Unlock()
@@ -188,7 +188,7 @@ func (m *MemoryLocker) wait(ctx context.Context, st *leaseState, key string, cfg
 		case <-partLost:
 			m.removeLocked(n)
 			m.mu.Unlock()
-			return errs.PartLost
+			return errs.ErrPartLost
 		default:
 		}
 	}
@@ -287,14 +287,7 @@ func (m *MemoryLocker) releaseHolds(_ context.Context, st *leaseState) error {
 func (m *MemoryLocker) dropHolds(st *leaseState)    { m.removeLease(st) }
 func (m *MemoryLocker) abandonHolds(st *leaseState) { m.removeLease(st) }
 
-func (m *MemoryLocker) observe(ctx context.Context, e Event) {
-	if e.Time.IsZero() {
-		e.Time = time.Now()
-	}
-	for _, o := range m.observers {
-		o.Observe(ctx, e)
-	}
-}
+func (m *MemoryLocker) observe(ctx context.Context, e Event) { notify(ctx, m.observers, e) }
 
 // Holders returns the number of nodes of resource that hold (those of
 // leases, and parts held by multi-resource acquires still waiting for

@@ -133,6 +133,9 @@ type model struct {
 	// quiet is the acquire the step being applied starts, on a settled
 	// system (see holds).
 	quiet *mop
+	// visiting: the seen nodes whose holds is being decided (a guard
+	// against cycles of acquires in motion).
+	visiting map[*mnode]bool
 }
 
 func newModel(resources []string, limits map[string]int) *model {
@@ -167,11 +170,11 @@ func (m *model) seen(res string, n *mnode) []*mnode {
 	return out
 }
 
-// holds says whether n holds, if that is known yet. A pending node is
-// behind every seen node, but in no known order with the other nodes made
-// at the same time, including those still to be made in the same cascade:
-// it may be known not to hold (nodes seen ahead already stop it), but that
-// it holds is known only once it is seen. Except for the acquire a step
+// holds says whether n holds, if that is known yet. Pending nodes and
+// seen ones are in no known order: a pending node may be known not to
+// hold (nodes seen ahead already stop it), but that it holds is known only
+// once it is seen; a seen node holds once the rule lets it with every
+// pending node (but the lazy) ahead of it too. Except for the acquire a step
 // starts on a settled system (quiet): nothing else is being made, so only
 // the pending nodes already there can come ahead of it.
 func (m *model) holds(n *mnode) (held, known bool) {
@@ -183,7 +186,48 @@ func (m *model) holds(n *mnode) (held, known bool) {
 		return false, true // more nodes ahead cannot help
 	}
 	if n.known {
-		return true, true
+		// A node still pending may have been made before n: a cascade's
+		// creates are reported in any order, and the model may learn that
+		// a node is due only after the system made it. n holds only if it
+		// would with them ahead too; else that is known once they are seen
+		// (a pending node is seen within its bound).
+		for _, o := range m.queues[n.res] {
+			if !o.known && o.lazy == nil {
+				ahead = append(ahead, o)
+			}
+		}
+		// So may the node of an acquire in motion that queues on n's
+		// resource now or later: its current part's node not made yet,
+		// pending, or seen and free to hold (the settling may come to it
+		// after n). Its next parts may have been made before n, in the same
+		// cascade (seed 1244736275: a session's expiry re-queues one
+		// waiter on c while another's hand-off runs a, b, c; the system
+		// reported c's second node first).
+		if m.visiting == nil {
+			m.visiting = map[*mnode]bool{}
+		}
+		m.visiting[n] = true
+		defer delete(m.visiting, n)
+		for _, x := range m.ops {
+			if x == n.op || x.status != opWaiting || x.part >= len(x.parts) || !slices.Contains(x.parts[x.part:], n.res) {
+				continue
+			}
+			cur := x.nodes[x.parts[x.part]]
+			switch {
+			case cur == nil: // the settling has yet to make it: pending
+			case x.parts[x.part] == n.res, m.visiting[cur], cur.lazy != nil:
+				continue // in the queue already (above), or not moving
+			case cur.known:
+				if held, known := m.holds(cur); !held || !known {
+					continue
+				}
+			}
+			ahead = append(ahead, &mnode{op: x, res: n.res, mode: x.mode})
+		}
+		if m.mayHold(n.res, n.mode, ahead) {
+			return true, true
+		}
+		return false, false
 	}
 	if n.op != m.quiet {
 		return false, false

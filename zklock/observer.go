@@ -133,14 +133,16 @@ var eventIDs atomic.Uint64
 // nextID returns a process-wide unique acquire ID.
 func nextID() uint64 { return eventIDs.Add(1) }
 
-func (c *Client) observe(ctx context.Context, e Event) {
-	if len(c.cfg.observers) == 0 {
+// notify stamps e with the time when it has none and hands it to each
+// observer in turn.
+func notify(ctx context.Context, observers []Observer, e Event) {
+	if len(observers) == 0 {
 		return
 	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	for _, o := range c.cfg.observers {
+	for _, o := range observers {
 		o.Observe(ctx, e)
 	}
 }

@@ -36,6 +36,7 @@ type clientConfig struct {
 	observers      []Observer
 	dialer         zk.Dialer
 	nodeWatchDelay time.Duration
+	flight         *FlightRecorder // WithFlightRecorder
 	err            error
 }
 

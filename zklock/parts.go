@@ -12,7 +12,7 @@ import (
 // lease of the context holds is re-entered (borrowed from it), the others
 // are waited for, a step of their waiter at a time (queue.Waiter.Step). A
 // multi-resource acquire stops waiting when a part it holds is lost
-// (errs.PartLost).
+// (errs.ErrPartLost).
 type clientParts struct {
 	a      *acquisition
 	c      *Client
@@ -27,12 +27,12 @@ type clientParts struct {
 // partsLost ends the waits of a multi-resource acquire when a part it
 // holds is lost (see watchParts).
 type partsLost struct {
-	ctx  context.Context // the acquire's, ended then too (errs.PartLost)
+	ctx  context.Context // the acquire's, ended then too (errs.ErrPartLost)
 	stop func()          // undoes that
 }
 
 // watchParts makes the loss of a part already held end the waits of a
-// multi-resource acquire (errs.PartLost), for a lease made now. A
+// multi-resource acquire (errs.ErrPartLost), for a lease made now. A
 // single-resource acquire makes its lease when it holds.
 func (p *clientParts) watchParts() {
 	a := p.a
@@ -40,7 +40,7 @@ func (p *clientParts) watchParts() {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(a.ctx)
-	stop := context.AfterFunc(a.lease().ctx, func() { cancel(errs.PartLost) })
+	stop := context.AfterFunc(a.lease().ctx, func() { cancel(errs.ErrPartLost) })
 	p.lost = &partsLost{ctx: ctx, stop: func() {
 		stop()
 		cancel(nil)
@@ -73,7 +73,7 @@ func (p *clientParts) begin(t *target) {
 		delay = 0
 	}
 	p.req = queue.Request{Resource: t.resource, Parent: t.parent, Kind: layout.Kind(a.cfg.mode), Limit: a.cfg.limit,
-		Try: a.cfg.try, Raw: a.cfg.raw, Layout: a.cfg.layout, Data: c.nodeData(a.cfg), DeleteBy: a.deleteBy(),
+		Try: a.cfg.try, Raw: a.cfg.raw, Layout: a.cfg.layout, Data: c.partData(a, t.parent), DeleteBy: a.deleteBy(),
 		WatchDelay: delay, Reporter: p}
 	p.w = c.q.Waiter(&p.req, &p.park)
 }
@@ -122,7 +122,7 @@ func (p *clientParts) hold(t target) error {
 	h := p.w.Held()
 	st := p.a.lease()
 	if !st.addHold(&heldNode{resource: t.resource, parent: t.parent, path: h.Path, token: h.Token, sessionID: h.SessionID, node: h.Node}) {
-		return p.w.Fail(errs.PartLost)
+		return p.w.Fail(errs.ErrPartLost)
 	}
 	p.w.Grant(st)
 	return nil

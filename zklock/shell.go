@@ -119,10 +119,10 @@ func (a *acquisition) configure() error {
 	}
 	if bound := a.b.answerBound(); cfg.try && bound > 0 {
 		// A try never waits for the queue, nor on the backend past its
-		// answer bound: it then answers ErrUnavailable (errs.TryBound), and
+		// answer bound: it then answers ErrUnavailable (errs.ErrTryBound), and
 		// its on-the-spot delete of a node that found the lock busy stops
 		// at the same deadline.
-		ctx, cancelTry := context.WithTimeoutCause(a.ctx, bound, errs.TryBound)
+		ctx, cancelTry := context.WithTimeoutCause(a.ctx, bound, errs.ErrTryBound)
 		cancel := a.cancel
 		a.ctx, a.cancel = ctx, func() { cancelTry(); cancel() }
 	}
@@ -226,7 +226,7 @@ func (a *acquisition) again(err error) error {
 	if a.st != nil {
 		a.st.abandon()
 	}
-	if !errors.Is(err, errs.PartLost) {
+	if !errors.Is(err, errs.ErrPartLost) {
 		return err
 	}
 	if a.ctx.Err() != nil {

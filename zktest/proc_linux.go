@@ -10,13 +10,14 @@ import (
 
 // waitStopped waits until every thread of pid is stopped (state T in
 // /proc), so that a paused server really answers nothing from the moment
-// Pause returns: SIGSTOP reaches running threads asynchronously.
-func waitStopped(pid int, timeout time.Duration) {
+// Pause returns: SIGSTOP reaches running threads asynchronously. It
+// reports false if they were not all stopped within timeout.
+func waitStopped(pid int, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
 		if err != nil || len(tasks) == 0 {
-			return
+			return true // the process is gone
 		}
 		all := true
 		for _, t := range tasks {
@@ -32,8 +33,9 @@ func waitStopped(pid int, timeout time.Duration) {
 			}
 		}
 		if all {
-			return
+			return true
 		}
 		time.Sleep(time.Millisecond)
 	}
+	return false
 }

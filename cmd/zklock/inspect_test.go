@@ -147,11 +147,12 @@ func TestLsAndShow(t *testing.T) {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
 		lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
-		if len(lines) != 8 {
-			t.Fatalf("want 3 header lines, a blank line, a table header and 3 rows:\n%s", r.stdout)
+		if len(lines) != 9 {
+			t.Fatalf("want 4 header lines, a blank line, a table header and 3 rows:\n%s", r.stdout)
 		}
-		for i, want := range []string{"resource jobs/a", "queue " + root + "/jobs%2Fa", "state 1 holder, 2 waiting", "",
-			"POS STATE MODE HOST PID LABEL TOKEN AGE SESSION NODE",
+		for i, want := range []string{"resource jobs/a", "queue " + root + "/jobs%2Fa", "state 1 holder, 2 waiting",
+			"hold p50 unknown: no node reports one", "",
+			"POS STATE MODE HOST PID LABEL TOKEN AGE WAIT≈ DEADLINE SESSION NODE",
 			"0 holds exclusive " + host + " " + strconv.Itoa(os.Getpid()) + " holder-a " + strconv.FormatInt(lease.Token(), 10),
 			"1 waiting exclusive " + host, "2 waiting exclusive " + host} {
 			if got := strings.Join(strings.Fields(lines[i]), " "); !strings.HasPrefix(got, want) {
@@ -159,8 +160,8 @@ func TestLsAndShow(t *testing.T) {
 			}
 		}
 		for i, label := range []string{"holder-a", "waiter-1", "waiter-2"} {
-			if !strings.Contains(lines[5+i], " "+label+" ") {
-				t.Errorf("row %d lacks %s: %q", i, label, lines[5+i])
+			if !strings.Contains(lines[6+i], " "+label+" ") {
+				t.Errorf("row %d lacks %s: %q", i, label, lines[6+i])
 			}
 		}
 	})

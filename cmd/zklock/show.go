@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,13 @@ Show prints the lock queue of RESOURCE as ZooKeeper holds it now: the
 holder(s) first, then the waiters in the order they will get the lock, each
 with its owner (host, pid, label), fencing token, age, session and znode.
 A resource nobody holds shows an empty queue, not an error.
+
+For each waiter it estimates the wait (WAIT≈): its turns (its position, in
+an exclusive queue) times the resource's recent hold-time median, which
+zklock clients report in the nodes they create (the median of their last
+` + strconv.Itoa(zklock.HoldSamples) + ` holds of it); "?" when no node reports one. DEADLINE is how long until
+the waiter's acquire gives up, when it wrote a deadline (its context's, or
+MaxWait), marked "(gives up first)" when that comes before its turn.
 
 Example:
   zklock show demo/nightly-report

@@ -13,27 +13,37 @@ import (
 )
 
 // WriteQueue writes q the way "zklock show" prints it: a header naming the
-// resource, its queue znode and a count, then one row per node in queue
-// order (holders first) with owner, fencing token and age. Ages are
-// measured from the nodes' creation times on the server to now. Strings
-// read from ZooKeeper are escaped, so a label cannot send terminal control
-// sequences.
+// resource, its queue znode, a count and the resource's recent hold-time
+// median (from the nodes' reports), then one row per node in queue order
+// (holders first) with owner, fencing token, age, estimated wait and
+// deadline. Ages are measured from the nodes' creation times on the
+// server to now. Strings read from ZooKeeper are escaped, so a label
+// cannot send terminal control sequences.
 func WriteQueue(w io.Writer, q *zklock.Queue, now time.Time) error {
+	return writeQueue(w, q, now, q.HoldMedian(), "")
+}
+
+// writeQueue is WriteQueue with the waits estimated from hold, a
+// hold-time median that source names ("": the nodes' reports).
+func writeQueue(w io.Writer, q *zklock.Queue, now time.Time, hold time.Duration, source string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "resource\t%s\n", clean(q.Resource))
 	fmt.Fprintf(tw, "queue\t%s\n", clean(q.Path))
 	fmt.Fprintf(tw, "state\t%s\n", summary(q))
+	if len(q.Waiters()) > 0 {
+		fmt.Fprintf(tw, "hold p50\t%s\n", holdText(q, hold, source))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if len(q.Nodes) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "POS\tSTATE\tMODE\tHOST\tPID\tLABEL\tTOKEN\tAGE\tSESSION\tNODE")
+		fmt.Fprintln(tw, "POS\tSTATE\tMODE\tHOST\tPID\tLABEL\tTOKEN\tAGE\tWAIT≈\tDEADLINE\tSESSION\tNODE")
 		for _, n := range q.Nodes {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", n.Position, state(n), n.Mode,
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Position, state(n), n.Mode,
 				orDash(clean(n.Owner.Host)), pid(n.Owner.PID), orDash(clean(n.Owner.Label)), n.Token,
-				formatAge(now.Sub(n.Created)), session(n.SessionID), clean(n.Name))
+				formatAge(now.Sub(n.Created)), waitText(n, hold), deadlineText(n, now, hold), session(n.SessionID), clean(n.Name))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

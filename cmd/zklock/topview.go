@@ -178,7 +178,7 @@ func toTopJSON(s *topSnapshot, o *topOpts, key topSort) topJSON {
 			longest, held := r.longestWait(s.time).Seconds(), r.held(s.time).Seconds()
 			row.Holders, row.Waiting, row.LongestWaitSeconds, row.HeldSeconds = &hs, &waiting, &longest, &held
 			if h := r.queue.Holders(); len(h) > 0 {
-				n := toNodeJSON(h[0], s.time)
+				n := toNodeJSON(h[0], s.time, r.queue.HoldMedian())
 				row.Holder = &n
 			}
 		}

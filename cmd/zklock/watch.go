@@ -44,7 +44,14 @@ watch on the queue, and by reading it every --interval.
 With --json each line is an object with "time" (RFC 3339, UTC), "event"
 and "resource", then for a node event the fields of "zklock show --json"'s
 nodes (position, state, mode, host, pid, label, token, created, session,
-node, path, seq), and for a queue line "holders" and "waiting".
+node, path, seq, turns, deadline, hold_p50_seconds, estimated_wait_seconds,
+gives_up_first), and for a queue line "holders", "waiting",
+"hold_p50_seconds" and "hold_source".
+
+A waiter's estimated wait is its turns (its position, in an exclusive
+queue) times the resource's recent hold-time median: the median the
+queue's nodes report ("hold_source": "reports"), or, when none does, the
+median of the holds this watch saw from acquire to release ("watched").
 
 Example:
   zklock watch demo/nightly-report
@@ -108,6 +115,12 @@ type watcher struct {
 	watches *watches
 	prev    map[string]zklock.QueueNode // by path; nil before the first read
 	errs    retryErrors                 // piped: errors reported, not repeated
+	holds   watchedHolds                // hold times seen from acquired to released
+	// hold is the hold-time median the waits are estimated from, from
+	// the queue's reports or, when none reports, from holds; holdSource
+	// says which ("reports", "watched"; "" when unknown).
+	hold       time.Duration
+	holdSource string
 }
 
 func (w *watcher) run(ctx context.Context) error {
@@ -118,6 +131,10 @@ func (w *watcher) run(ctx context.Context) error {
 		queue, err := w.q.inspect(ctx, w.c, w.resource, w.timeout)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if err == nil {
+			w.holds.read(queue, time.Now())
+			w.estimateFrom(queue)
 		}
 		switch {
 		case errors.Is(err, zklock.ErrClosed):
@@ -151,7 +168,11 @@ func (w *watcher) redraw(queue *zklock.Queue, err error) {
 	if err != nil {
 		fmt.Fprintf(&b, "error: %s (retrying)\n", errText(err))
 	} else {
-		_ = WriteQueue(&b, queue, now)
+		source := ""
+		if w.holdSource == "watched" {
+			source = w.holds.text()
+		}
+		_ = writeQueue(&b, queue, now, w.hold, source)
 	}
 	drawFrame(w.e.stdout, b.Bytes(), false)
 }
@@ -187,12 +208,10 @@ func (w *watcher) printChanges(queue *zklock.Queue) error {
 		switch {
 		case first && n.Holder:
 			line(&b, now, "holds", n)
-		case !seen && n.Holder:
+		case !seen && n.Holder, seen && n.Holder && !old.Holder:
 			line(&b, now, "acquired", n)
 		case !seen:
 			line(&b, now, "waiting", n)
-		case n.Holder && !old.Holder:
-			line(&b, now, "acquired", n)
 		}
 	}
 	w.prev = cur
@@ -201,7 +220,7 @@ func (w *watcher) printChanges(queue *zklock.Queue) error {
 	}
 	if w.json {
 		_ = json.NewEncoder(&b).Encode(queueEventJSON{Time: now.UTC(), Event: "queue", Resource: w.resource,
-			Holders: len(queue.Holders()), Waiting: len(queue.Waiters())})
+			Holders: len(queue.Holders()), Waiting: len(queue.Waiters()), HoldP50Seconds: secondsIf(w.hold), HoldSource: w.holdSource})
 	} else {
 		fmt.Fprintf(&b, "%s  %-8s  %s\n", now.Format("15:04:05.000"), "queue", counts(queue))
 	}
@@ -215,7 +234,7 @@ func (w *watcher) eventLine(out io.Writer, now time.Time, ev string, n zklock.Qu
 }
 
 func (w *watcher) eventJSON(out io.Writer, now time.Time, ev string, n zklock.QueueNode) {
-	_ = json.NewEncoder(out).Encode(nodeEventJSON{Time: now.UTC(), Event: ev, Resource: w.resource, nodeJSON: toNodeJSON(n, now)})
+	_ = json.NewEncoder(out).Encode(nodeEventJSON{Time: now.UTC(), Event: ev, Resource: w.resource, nodeJSON: toNodeJSON(n, now, w.hold)})
 }
 
 // nodeEventJSON is a node line of "watch --json".
@@ -233,6 +252,11 @@ type queueEventJSON struct {
 	Resource string    `json:"resource"`
 	Holders  int       `json:"holders"`
 	Waiting  int       `json:"waiting"`
+	// HoldP50Seconds is the hold-time median the waits are estimated
+	// from; HoldSource says whence: "reports" (the nodes'), "watched"
+	// (hand-offs this watch saw), or "" with a null median: unknown.
+	HoldP50Seconds *float64 `json:"hold_p50_seconds"`
+	HoldSource     string   `json:"hold_source"`
 }
 
 func counts(q *zklock.Queue) string {

@@ -3,6 +3,9 @@ package doctest_test
 import (
 	"context"
 	"go/constant"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/zklockkit/zklockkit/fence"
+	"github.com/zklockkit/zklockkit/middleware"
 	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 )
@@ -20,8 +24,9 @@ import (
 // TestDocMetricNames checks every metric, label, span and attribute name
 // the pages quote: a Prometheus name (zklock_...) must be one the
 // OpenTelemetry Prometheus exporter shows for package tracing's metrics
-// after an acquire, a refused try, a release and a loss; an OpenTelemetry
-// name (zklock.x.y) on the pages about tracing must be one of package
+// after an acquire, a refused try, a release and a loss, or for the
+// adapters' after a misconfigured request; an OpenTelemetry name
+// (zklock.x.y) on the pages about tracing must be one of package
 // tracing's constants.
 func TestDocMetricNames(t *testing.T) {
 	root, pages := load(t)
@@ -47,7 +52,7 @@ func TestDocMetricNames(t *testing.T) {
 		for i, line := range p.Lines {
 			for _, n := range promName.FindAllString(line, -1) {
 				if !shown[n] {
-					t.Errorf("%s:%d: %s is no metric or label the Prometheus exporter shows for package tracing", p.Path, i+1, n)
+					t.Errorf("%s:%d: %s is no metric or label the Prometheus exporter shows for package tracing or the adapters", p.Path, i+1, n)
 				}
 			}
 		}
@@ -78,7 +83,9 @@ func TestDocMetricNames(t *testing.T) {
 
 // scrapeAll returns what the Prometheus exporter shows for package
 // tracing's observer after an acquire, a refused try, a release and a
-// lost lease on a MemoryLocker.
+// lost lease on a MemoryLocker, and for the HTTP middleware after a
+// request it refused as misconfigured (the gRPC and Echo adapters record
+// the same metric).
 func scrapeAll(t *testing.T) []*dto.MetricFamily {
 	t.Helper()
 	registry := prometheus.NewRegistry()
@@ -108,6 +115,18 @@ func scrapeAll(t *testing.T) []*dto.MetricFamily {
 		Mode: zklock.Exclusive, Token: 1, Time: time.Now()})
 	obs.Observe(ctx, zklock.Event{Kind: zklock.EventLost, ID: id, Resource: "accounts/7", Resources: []string{"accounts/7"},
 		Mode: zklock.Exclusive, Held: time.Millisecond, Err: &zklock.LostError{Resource: "accounts/7", Reason: zklock.LossNodeDeleted}, Time: time.Now()})
+	// A Routes table middleware that wraps no ServeMux cannot know the
+	// route: 500, counted in zklock.misconfigured.
+	mw, err := middleware.Config{Locker: m, Routes: map[string]middleware.Rule{"GET /x": {}},
+		Logger: slog.New(slog.DiscardHandler), MeterProvider: mp}.ToMiddleware()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	mw(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("a request the table middleware cannot route: %d %s; want 500", rec.Code, rec.Body)
+	}
 	mfs, err := registry.Gather()
 	if err != nil {
 		t.Fatal(err)

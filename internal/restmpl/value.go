@@ -71,7 +71,13 @@ func checkValue(src string, p Placeholder, v string) error {
 	if v == "" {
 		return EmptyValue(src, p.String())
 	}
-	if err := zklock.ValidateResource(v); err != nil {
+	// A value is part of a name: it may start with "/", which only a
+	// whole name may not (the template's own text decides that).
+	w := v
+	if w[0] == '/' {
+		w = "_" + w[1:]
+	}
+	if err := zklock.ValidateResource(w); err != nil {
 		return badValue(src, p.String(), err)
 	}
 	return nil

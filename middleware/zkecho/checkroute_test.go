@@ -2,9 +2,6 @@ package zkecho_test
 
 import (
 	"errors"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -12,6 +9,7 @@ import (
 
 	"github.com/zklockkit/zklockkit/internal/adaptertest"
 	zkmw "github.com/zklockkit/zklockkit/middleware/zkecho"
+	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -40,26 +38,21 @@ func TestCheckRouteAtRegistration(t *testing.T) {
 }
 
 // Without the hook, the misconfiguration answers 500 "lock misconfigured"
-// at every request, and is logged once, at Error level, with the route,
-// the template and the parameter. (Before, nothing was logged.)
-func TestMisconfiguredRouteIsLoggedOnce(t *testing.T) {
+// at every request, is logged once, at Error level, with the route, the
+// template and the parameter, and every such request is counted in
+// zklock.misconfigured as Echo's; a well-configured route counts nothing.
+// (Before, nothing was logged, then nothing counted.)
+func TestMisconfiguredRouteIsLoggedOnceAndCounted(t *testing.T) {
 	var log adaptertest.Log
+	meter := adaptertest.NewMeter(t)
+	locker := zklock.NewMemoryLocker()
 	e := echo.New()
-	e.GET("/misconfigured/:id", lockedAs, zkmw.Lock(zklock.NewMemoryLocker(),
-		zkmw.Resource("accounts/{account}"), zkmw.WithLogger(log.Logger())))
-	for range 3 {
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/misconfigured/1", nil))
-		if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lock misconfigured") {
-			t.Fatalf("%d %s", rec.Code, rec.Body)
-		}
-	}
-	recs := log.Records()
-	if len(recs) != 1 {
-		t.Fatalf("logged %d records, want 1: %+v", len(recs), recs)
-	}
-	if r := recs[0]; r.Level != slog.LevelError || r.Attrs["route"] != "/misconfigured/:id" ||
-		r.Attrs["template"] != "accounts/{account}" || r.Attrs["parameter"] != "account" || r.Attrs["method"] != "GET" {
-		t.Fatalf("logged %+v", r)
-	}
+	e.GET("/misconfigured/:id", lockedAs, zkmw.Lock(locker,
+		zkmw.Resource("accounts/{account}"), zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
+	e.GET("/configured/:id", lockedAs, zkmw.Lock(locker,
+		zkmw.Resource("accounts/{id}"), zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
+	adaptertest.ServeMisconfigured(t, e, 3, "/misconfigured/1", "/configured/1", "accounts/1")
+	adaptertest.WantMisconfigured(t, &log, meter,
+		map[string]string{"method": "GET", "route": "/misconfigured/:id", "template": "accounts/{account}", "parameter": "account"},
+		map[adaptertest.Route]int64{{Adapter: tracing.AdapterEcho, Route: "/misconfigured/:id"}: 3})
 }

@@ -41,7 +41,8 @@
 //
 // Without it, Echo v4 builds route middleware per request, so the route's
 // first request finds it: every request to the route answers 500 "lock
-// misconfigured", and the reason (route, template, parameter) is logged
-// once at Error level to Config.Logger. A table's templates are checked
-// when the middleware is built.
+// misconfigured", the reason (route, template, parameter) is logged once
+// at Error level to Config.Logger, and every such request is counted in
+// the metric zklock.misconfigured (Config.MeterProvider). A table's
+// templates are checked when the middleware is built.
 package zkecho

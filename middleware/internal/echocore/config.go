@@ -5,7 +5,11 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/zklockkit/zklockkit/internal/adaptermetrics"
 	"github.com/zklockkit/zklockkit/middleware"
+	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
@@ -31,6 +35,7 @@ type Config[C Context, S ~func(C) bool, B ~func(C)] struct {
 	DisableServerTiming bool
 	AcquireOptions      []zklock.AcquireOption
 	Logger              *slog.Logger
+	MeterProvider       metric.MeterProvider
 }
 
 // Echo is what differs between the Echo versions, for New.
@@ -44,7 +49,9 @@ type Echo[C Context] struct {
 	ErrorHandler func(c C, err error) error
 }
 
-// core is the part of cfg the net/http core takes, with Echo's patterns.
+// core is the part of cfg the net/http core takes, with Echo's patterns;
+// its MeterProvider is marked so that the core counts a misconfigured
+// request as Echo's.
 func (cfg Config[C, S, B]) core() middleware.Config {
 	return middleware.Config{
 		Locker:              cfg.Locker,
@@ -56,6 +63,7 @@ func (cfg Config[C, S, B]) core() middleware.Config {
 		DisableServerTiming: cfg.DisableServerTiming,
 		AcquireOptions:      cfg.AcquireOptions,
 		Logger:              cfg.Logger,
+		MeterProvider:       adaptermetrics.ForAdapter(cfg.MeterProvider, tracing.AdapterEcho),
 	}
 }
 

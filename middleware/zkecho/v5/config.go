@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/zklockkit/zklockkit/middleware"
 	"github.com/zklockkit/zklockkit/middleware/internal/echocore"
@@ -50,6 +51,13 @@ func DefaultSkipper(*echo.Context) bool { return false }
 //     (per-route use, e.POST(path, h, mw));
 //   - a table from route to rule: Routes (app-wide use, e.Use(mw)); routes
 //     not in the table are not locked.
+//
+// A per-route template that names a parameter its route lacks, when
+// CheckRoute is not Echo's hook, is found only by a request: every request
+// to the route is answered 500 "lock misconfigured" rather than let
+// through unlocked, the reason is logged once to Logger, and every such
+// request is counted in the metric zklock.misconfigured (Prometheus:
+// zklock_misconfigured_total) through MeterProvider.
 type Config struct {
 	// Skipper defines a function to skip the middleware (default:
 	// DefaultSkipper, never).
@@ -123,6 +131,14 @@ type Config struct {
 	// CheckRoute is not installed): once per route, at Error level, with
 	// the route, the template and the parameter. Default: slog.Default().
 	Logger *slog.Logger
+
+	// MeterProvider makes the counter of requests refused for a
+	// misconfiguration (zklock.misconfigured, labelled zklock.adapter
+	// "echo" and zklock.route, the route's path as registered; the names
+	// are package tracing's). Every such request counts, not only the
+	// first, which is what is logged. Default: the global provider
+	// (otel.GetMeterProvider), which follows one set later.
+	MeterProvider metric.MeterProvider
 }
 
 // DefaultConfig is the default configuration. It has no Locker: set one.
@@ -170,3 +186,9 @@ func MaxWait(d time.Duration) Option { return rule(middleware.MaxWait(d)) }
 // WithLogger sets the logger of misconfigurations found at request time
 // (see Config.Logger).
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
+
+// WithMeterProvider sets the provider of the misconfiguration metric (see
+// Config.MeterProvider). A nil mp is the global provider.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *Config) { c.MeterProvider = mp }
+}

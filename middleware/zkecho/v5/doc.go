@@ -13,6 +13,12 @@
 // e.Router().Routes(). [DefaultErrorHandler] answers with Echo v5's
 // *echo.HTTPError, wrapping the lock error.
 //
+// Without CheckRoute, a per-route template naming a parameter its route
+// lacks is found by the route's first request: every request to the
+// route answers 500 "lock misconfigured", the reason is logged once at
+// Error level to Config.Logger, and every such request is counted in the
+// metric zklock.misconfigured (Config.MeterProvider).
+//
 // Route parameters are decoded when Echo matched on the escaped path, as
 // Echo's default router leaves them raw; with
 // echo.RouterConfig.UnescapePathParamValues set, set Config.Param to

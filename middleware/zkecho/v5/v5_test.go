@@ -13,7 +13,9 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/zklockkit/zklockkit/internal/adaptertest"
 	zkmw "github.com/zklockkit/zklockkit/middleware/zkecho/v5"
+	"github.com/zklockkit/zklockkit/tracing"
 	"github.com/zklockkit/zklockkit/zklock"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -182,20 +184,29 @@ func TestCheckRouteAtRegistration(t *testing.T) {
 }
 
 // Without the hook, the misconfiguration answers 500 "lock misconfigured"
-// at request time, and the error says what is wrong.
+// at every request, the error says what is wrong, it is logged once, at
+// Error level, with the route, the template and the parameter, and every
+// such request is counted in zklock.misconfigured as Echo's; a
+// well-configured route counts nothing.
 func TestMisconfiguredRouteAtRequest(t *testing.T) {
 	var got error
+	var log adaptertest.Log
+	meter := adaptertest.NewMeter(t)
+	locker := zklock.NewMemoryLocker()
 	e := echo.New()
 	e.GET("/misconfigured/:id", leaseResource, zkmw.LockWithConfig(zkmw.Config{
-		Locker: zklock.NewMemoryLocker(), Rule: zkmw.Rule{Resource: "accounts/{account}"},
-		ErrorHandler: func(c *echo.Context, err error) error { got = err; return zkmw.DefaultErrorHandler(c, err) },
+		Locker: locker, Rule: zkmw.Rule{Resource: "accounts/{account}"},
+		ErrorHandler:  func(c *echo.Context, err error) error { got = err; return zkmw.DefaultErrorHandler(c, err) },
+		Logger:        log.Logger(),
+		MeterProvider: meter.Provider,
 	}))
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/misconfigured/1", nil))
-	if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lock misconfigured") {
-		t.Fatalf("%d %s", rec.Code, rec.Body)
-	}
+	e.GET("/configured/:id", leaseResource, zkmw.Lock(locker, zkmw.Resource("accounts/{id}"),
+		zkmw.WithLogger(log.Logger()), zkmw.WithMeterProvider(meter.Provider)))
+	adaptertest.ServeMisconfigured(t, e, 3, "/misconfigured/1", "/configured/1", "accounts/1")
 	if got == nil || strings.Contains(got.Error(), `lock ""`) || !strings.Contains(got.Error(), `has no parameter "account"`) {
 		t.Fatalf("error handler got %v", got)
 	}
+	adaptertest.WantMisconfigured(t, &log, meter,
+		map[string]string{"method": "GET", "route": "/misconfigured/:id", "template": "accounts/{account}", "parameter": "account"},
+		map[adaptertest.Route]int64{{Adapter: tracing.AdapterEcho, Route: "/misconfigured/:id"}: 3})
 }

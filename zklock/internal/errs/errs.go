@@ -40,20 +40,20 @@ var (
 // The causes with which an acquire ends its own context (see CtxErr).
 // Besides ErrWaitTimeout (MaxWait):
 var (
-	// TryBound ends a try that could not get an answer from ZooKeeper
+	// ErrTryBound ends a try that could not get an answer from ZooKeeper
 	// within its answer bound.
-	TryBound = fmt.Errorf("%w: no answer within the try bound", ErrUnavailable)
-	// PartLost ends the waits of a multi-resource acquire one of whose
+	ErrTryBound = fmt.Errorf("%w: no answer within the try bound", ErrUnavailable)
+	// ErrPartLost ends the waits of a multi-resource acquire one of whose
 	// parts, already held, was lost: the acquire gives everything back
 	// and queues again. It never reaches the caller.
-	PartLost = errors.New("zklock: a part already held was lost")
+	ErrPartLost = errors.New("zklock: a part already held was lost")
 )
 
 // CtxErr returns the context's cause when it is one of ours
-// (ErrWaitTimeout, TryBound, PartLost) and its error otherwise: a cause
+// (ErrWaitTimeout, ErrTryBound, ErrPartLost) and its error otherwise: a cause
 // the caller set on its own context does not replace context.Canceled.
 func CtxErr(ctx context.Context) error {
-	if cause := context.Cause(ctx); errors.Is(cause, ErrWaitTimeout) || cause == TryBound || cause == PartLost {
+	if cause := context.Cause(ctx); errors.Is(cause, ErrWaitTimeout) || cause == ErrTryBound || cause == ErrPartLost {
 		return cause
 	}
 	return ctx.Err()
@@ -63,7 +63,7 @@ func CtxErr(ctx context.Context) error {
 // MaxWait, a try's bound, or a part lost.
 func IsCtxErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, ErrWaitTimeout) || errors.Is(err, TryBound) || errors.Is(err, PartLost)
+		errors.Is(err, ErrWaitTimeout) || errors.Is(err, ErrTryBound) || errors.Is(err, ErrPartLost)
 }
 
 // IsConnErr reports an error after which the outcome of a request is

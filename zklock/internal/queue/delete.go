@@ -3,11 +3,12 @@ package queue
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
-	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -70,7 +71,7 @@ func (q *Queues) deleteNode(ctx context.Context, path string, sid int64) error {
 			}
 			continue
 		}
-		_, err := session.Call(ctx, func() (struct{}, error) { return struct{}{}, q.conn().Delete(path, -1) })
+		err := q.delete(ctx, path)
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
 			return nil
@@ -133,4 +134,98 @@ func (q *Queues) listSynced(parent string) ([]string, error) {
 		return nil, nil
 	}
 	return names, err
+}
+
+// Deletes requested while one is in flight go out together, as one
+// transaction (a multi of deletes), as a database groups commits: a lone
+// delete is sent at once, and a burst (a thousand leases released at once)
+// costs the server a few requests instead of a thousand, and the client a
+// goroutine per batch instead of one per delete.
+type deletes struct {
+	mu      sync.Mutex
+	flying  bool         // a flusher runs (flushDeletes)
+	pending []*deleteReq // waiting for the next batch
+}
+
+// deleteReq is one delete waiting for its batch.
+type deleteReq struct {
+	path string
+	err  chan error // its answer; buffered, so a flusher never blocks
+}
+
+// maxDeleteBatch bounds a batch, and so a transaction's size (a path is
+// a few hundred bytes at most; ZooKeeper refuses a packet over 1 MB).
+const maxDeleteBatch = 256
+
+// delete deletes path, on the caller's session, with the deletes
+// requested meanwhile (see deletes), and returns ZooKeeper's answer for it,
+// or the context's error when ctx ends first (the delete goes on).
+func (q *Queues) delete(ctx context.Context, path string) error {
+	r := &deleteReq{path: path, err: make(chan error, 1)}
+	q.dels.mu.Lock()
+	q.dels.pending = append(q.dels.pending, r)
+	start := !q.dels.flying
+	q.dels.flying = true
+	q.dels.mu.Unlock()
+	if start {
+		go q.flushDeletes()
+	}
+	select {
+	case err := <-r.err:
+		return err
+	case <-ctx.Done():
+		return errs.CtxErr(ctx)
+	}
+}
+
+// flushDeletes sends the pending deletes, a batch at a time, until none
+// is left.
+func (q *Queues) flushDeletes() {
+	for {
+		q.dels.mu.Lock()
+		batch := q.dels.pending
+		if len(batch) > maxDeleteBatch {
+			batch, q.dels.pending = batch[:maxDeleteBatch], slices.Clone(batch[maxDeleteBatch:])
+		} else {
+			q.dels.pending = nil
+		}
+		if len(batch) == 0 {
+			q.dels.flying = false
+			q.dels.mu.Unlock()
+			return
+		}
+		q.dels.mu.Unlock()
+		q.deleteBatch(batch)
+	}
+}
+
+// deleteBatch deletes a batch's paths: alone, or in one transaction. A
+// transaction fails whole when one delete fails (a node someone else
+// deleted already): each path is then deleted alone, so that each gets
+// its own answer.
+func (q *Queues) deleteBatch(batch []*deleteReq) {
+	if len(batch) == 1 {
+		batch[0].err <- q.conn().Delete(batch[0].path, -1)
+		return
+	}
+	ops := make([]any, len(batch))
+	for i, r := range batch {
+		ops[i] = &zk.DeleteRequest{Path: r.path, Version: -1}
+	}
+	res, err := q.conn().Multi(ops...)
+	if err == nil || len(res) != len(batch) {
+		for _, r := range batch {
+			r.err <- err // all deleted, or the transaction's fate unknown (a lost connection)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for _, r := range batch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.err <- q.conn().Delete(r.path, -1)
+		}()
+	}
+	wg.Wait()
 }

@@ -60,6 +60,7 @@ type Queues struct {
 	creating atomic.Int32                                                 // creates in flight (see createAndList)
 	listing  atomic.Pointer[func(parent string, names []string) []string] // a test's hook (SetListingHook)
 	noCount  atomic.Bool                                                  // a queue's data may not be written (see createCounted)
+	dels     deletes                                                      // deletes, grouped (see delete)
 
 	mu  sync.Mutex
 	sid int64 // the session nodes are registered on (Session); 0: none

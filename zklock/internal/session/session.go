@@ -73,6 +73,10 @@ type Config struct {
 	// (see State), in order, on the goroutine that keeps it: it must not
 	// block.
 	OnStatus func(st Status, sid int64)
+	// History, if set, keeps the recent past of the session's
+	// connections (wire.History), and the session notes its own
+	// transitions in it.
+	History *wire.History
 }
 
 // Session is one ZooKeeper session. It is safe for concurrent use.
@@ -118,6 +122,9 @@ func New(cfg Config) *Session {
 		readyCh:  make(chan struct{}),
 		downCh:   make(chan struct{}),
 		closeCh:  make(chan struct{}),
+	}
+	if cfg.History != nil {
+		s.wire.Record(cfg.History)
 	}
 	s.state.kick = make(chan struct{}, 1)
 	s.state.cur.Store(&published{status: Suspended, changed: make(chan struct{})})
@@ -321,8 +328,12 @@ func (s *Session) onSessionEvent(state zk.State) {
 	switch state {
 	case zk.StateHasSession:
 		sid := s.wire.SessionID()
-		if s.suspended && sid == s.sid {
+		switch {
+		case s.suspended && sid == s.sid:
 			notify = ConnResumed
+			s.note("session resumed", sid)
+		case sid != s.sid:
+			s.note("new session", sid)
 		}
 		s.sid = sid
 		s.suspended = false
@@ -342,6 +353,7 @@ func (s *Session) onSessionEvent(state zk.State) {
 			close(s.downCh)
 			notify = ConnLost
 			s.passed = append(s.passed, Suspended)
+			s.note("disconnected", s.sid)
 		}
 	case zk.StateExpired:
 		if s.ready {
@@ -351,10 +363,12 @@ func (s *Session) onSessionEvent(state zk.State) {
 		}
 		s.expired = true
 		s.passed = append(s.passed, Expired)
+		s.note("session expired", s.sid)
 		then = s.nodes.Session(0)
 		s.log.Warn("zklock: session expired", "session", fmt.Sprintf("%#x", s.sid))
 	case zk.StateAuthFailed:
 		s.log.Error("zklock: authentication failed")
+		s.note("authentication failed", s.sid)
 	}
 	sid := s.sid
 	s.mu.Unlock()
@@ -369,6 +383,13 @@ func (s *Session) onSessionEvent(state zk.State) {
 		s.log.Warn("zklock: connection to ZooKeeper lost; leases suspended", "session", fmt.Sprintf("%#x", sid))
 	}
 	s.Kick()
+}
+
+// note records a moment of the session in the History, if there is one.
+func (s *Session) note(what string, sid int64) {
+	if h := s.cfg.History; h != nil {
+		h.Note(what, sid)
+	}
 }
 
 type zkLogger struct{ l *slog.Logger }

@@ -25,6 +25,22 @@ const (
 	Closed
 )
 
+// String returns the status's name: "verified", "suspended", "expired"
+// or "closed" (package zklock's SessionState prints the same).
+func (st Status) String() string {
+	switch st {
+	case Verified:
+		return "verified"
+	case Suspended:
+		return "suspended"
+	case Expired:
+		return "expired"
+	case Closed:
+		return "closed"
+	}
+	return "unknown"
+}
+
 // stateWatch publishes the session's status: the current one, and a
 // channel closed when it changes (State). It is kept by its own goroutine
 // (watchState), woken by the session's events and by the proof's deadline.
@@ -54,6 +70,10 @@ func (s *Session) State() (Status, <-chan struct{}) {
 	p := s.state.cur.Load()
 	return p.status, p.changed
 }
+
+// Published returns the session's status, as State does, without
+// asking: it keeps no proof going.
+func (s *Session) Published() Status { return s.state.cur.Load().status }
 
 // watched reports whether State was asked within the session timeout.
 func (s *Session) watched() bool {
@@ -129,14 +149,23 @@ func (s *Session) watchState() {
 // publish makes st the session's status, if it is not already, and
 // reports the change.
 func (s *Session) publish(st Status) {
-	if s.swap(st) && s.cfg.OnStatus != nil {
+	if !s.swap(st) {
+		return
+	}
+	s.note("state "+st.String(), s.ID())
+	if s.cfg.OnStatus != nil {
 		s.cfg.OnStatus(st, s.ID())
 	}
 }
 
-// publishQuietly makes st the session's status, reporting nothing: the
-// first status, when the session is established.
-func (s *Session) publishQuietly(st Status) { s.swap(st) }
+// publishQuietly makes st the session's status, reporting no change to
+// Config.OnStatus: the first status, when the session is established.
+// The History still notes it.
+func (s *Session) publishQuietly(st Status) {
+	if s.swap(st) {
+		s.note("state "+st.String(), s.ID())
+	}
+}
 
 // swap makes st the published status, and reports whether it changed it.
 func (s *Session) swap(st Status) bool {

@@ -55,7 +55,7 @@ func TestTrackedConnHoldsAnswersUntilSetWatches(t *testing.T) {
 		t.Fatalf("answer %x read before setWatches was sent", b)
 	case <-time.After(50 * time.Millisecond):
 	}
-	go func() { _, _ = io.Copy(io.Discard, server) }()
+	go func(server net.Conn) { _, _ = io.Copy(io.Discard, server) }(server)
 	if _, err := tc.Write(frame(make([]byte, 44))); err != nil { // the connect request
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ type Tracker struct {
 	czxids *czxids
 	onWire *onWire
 	subs   []tapSubscriber
+	hist   *History // see Record; nil when not recording
 
 	mu  sync.Mutex
 	cur net.Conn // the network connection dialed last (Drop)
@@ -45,6 +46,9 @@ func (t *Tracker) Dial(c net.Conn) net.Conn {
 	t.cur = c
 	t.mu.Unlock()
 	conn, resumed := t.live.connecting()
+	if t.hist != nil {
+		t.hist.dialed(conn, c.RemoteAddr().String())
+	}
 	if !resumed {
 		return &bufferedConn{Conn: newTap(c, conn, t.subs)}
 	}

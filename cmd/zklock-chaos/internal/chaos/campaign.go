@@ -212,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	h.record(Event{Kind: EvNote, Detail: "campaign end"})
 
-	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace, Store: cfg.Store})
+	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, TickTime: cfg.TickTime, HangGrace: cfg.HangGrace, Store: cfg.Store})
 	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
 	rep.StoreKind = cfg.Store

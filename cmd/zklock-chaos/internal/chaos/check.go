@@ -15,6 +15,10 @@ type Params struct {
 	// attributed to a fault that began before it and ended at most two
 	// session timeouts earlier.
 	SessionTimeout time.Duration
+	// TickTime is the servers' tickTime (default 500ms): the leaderless
+	// gap's target is zklock.LeaderGapBound of it and SessionTimeout on
+	// an ensemble.
+	TickTime time.Duration
 	// HangGrace is how long past its deadline an acquire may return
 	// before it counts as hung.
 	HangGrace time.Duration
@@ -52,6 +56,9 @@ func (p Params) withDefaults() Params {
 	}
 	if p.TryBound <= 0 {
 		p.TryBound = 1250 * time.Millisecond
+	}
+	if p.TickTime <= 0 {
+		p.TickTime = 500 * time.Millisecond
 	}
 	return p
 }
@@ -636,7 +643,7 @@ func CheckHistoryFile(path string) (*Report, error) {
 		}
 	}
 	cfg = cfg.withDefaults()
-	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, HangGrace: cfg.HangGrace, Store: cfg.Store})
+	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, TickTime: cfg.TickTime, HangGrace: cfg.HangGrace, Store: cfg.Store})
 	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
 	rep.StoreKind = cfg.Store

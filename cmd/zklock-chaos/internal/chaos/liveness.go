@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock"
 )
 
 // Liveness figures. Each is measured in the main phase and in the load
@@ -29,7 +31,8 @@ const (
 	FigTry = "try-acquire answer"
 	// FigLeaderless: from a leader's death (killed, paused, cut off,
 	// its node deleted) to the next leader, with a candidate waiting.
-	// Target, with no other fault meanwhile: session timeout + 1s.
+	// Target, with no other fault meanwhile: zklock.LeaderGapBound on an
+	// ensemble (session timeout + tickTime + 1s + tickTime/2).
 	FigLeaderless = "leaderless gap after a leader's death"
 )
 
@@ -113,7 +116,7 @@ func (fs *figures) limit(name, window string) float64 {
 	case name == FigHeal:
 		return ms(p.SessionTimeout)
 	case name == FigLeaderless:
-		return ms(p.SessionTimeout + time.Second)
+		return ms(zklock.LeaderGapBound(p.SessionTimeout, p.TickTime, true))
 	}
 	return 0
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zklockkit/zklockkit/internal/ctxsleep"
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
@@ -142,14 +143,9 @@ func shuffled(ks []FaultKind, rng *rand.Rand) []FaultKind {
 	return out
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
+// sleepCtx waits for d or until ctx ends: the campaign's pacers stop at
+// its end, which their loops check.
+func sleepCtx(ctx context.Context, d time.Duration) { _ = ctxsleep.Sleep(ctx, d) }
 
 // begin records the start of a fault.
 func (n *nemesis) begin(k FaultKind, procID int, target, detail string) int {
