@@ -60,7 +60,7 @@ type Sizes struct {
 	Contenders    []int `json:"contenders"`     // the numbers of contending sessions (one scenario each)
 	ContenderOps  int   `json:"contender_ops"`  // acquisitions per run, shared among the contenders
 	QueueDepth    int   `json:"queue_depth"`    // waiters in the draining queue
-	DistinctLocks int   `json:"distinct_locks"` // distinct resources acquired at once on one session
+	DistinctLocks int   `json:"distinct_locks"` // distinct resources acquired at once on one session (distinct, fresh, acquire-all, release-all)
 	DistinctRuns  int   `json:"distinct_runs"`  // batches of DistinctLocks per run
 	RawPairs      int   `json:"raw_pairs"`      // create+delete pairs per raw run
 	RawParallel   int   `json:"raw_parallel"`   // goroutines of the parallel raw run

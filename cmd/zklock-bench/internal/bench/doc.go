@@ -28,6 +28,11 @@
 //     goroutine's acquire+release.
 //   - fresh: distinct on resources never locked before (new names for
 //     every batch), so each acquire makes its queue znode.
+//   - acquire-all and release-all: one session, one goroutine per
+//     resource (queue znodes made beforehand); all acquire at once and,
+//     once every one holds, all release at once (HoldAll). acquire-all
+//     clocks the first half, release-all the second, each in a run of its
+//     own; latencies are each acquire or each release.
 //   - lone-request: one session sends one request at a time (an exists),
 //     nothing else in flight; latencies are round trips. zklock's go through
 //     its own connection layer under go-zookeeper (Client.Conn), so this

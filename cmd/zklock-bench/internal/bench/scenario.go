@@ -59,6 +59,15 @@ func Scenarios(sz Sizes) []Scenario {
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
 				return Fresh(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns)
 			}},
+		// Many locks warm, as issue 31 measured them: each half on its own.
+		Scenario{Name: fmt.Sprintf("acquire-all-%d", sz.DistinctLocks), Unit: "acquires/s", Target: 1.0,
+			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
+				return HoldAll(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns, PhaseAcquire)
+			}},
+		Scenario{Name: fmt.Sprintf("release-all-%d", sz.DistinctLocks), Unit: "releases/s", Target: 1.0,
+			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
+				return HoldAll(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns, PhaseRelease)
+			}},
 		// A lone request is not delayed by the client's connection.
 		Scenario{Name: "lone-request", Unit: "requests/s", Target: 0.95, Wire: true,
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {

@@ -49,7 +49,7 @@ func TestScenarioNames(t *testing.T) {
 			t.Errorf("scenario %q is incomplete: %+v", s.Name, s)
 		}
 	}
-	want := []string{"uncontended", "ping-pong", "contenders-8", "contenders-32", "queue-1000", "distinct-1000", "fresh-1000", "lone-request"}
+	want := []string{"uncontended", "ping-pong", "contenders-8", "contenders-32", "queue-1000", "distinct-1000", "fresh-1000", "acquire-all-1000", "release-all-1000", "lone-request"}
 	if len(names) != len(want) {
 		t.Fatalf("scenarios = %v, want %v", names, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestIntegration_Run(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12", "distinct-20", "fresh-20", "lone-request"}
+	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12", "distinct-20", "fresh-20", "acquire-all-20", "release-all-20", "lone-request"}
 	if len(rep.Scenarios) != len(names) {
 		t.Fatalf("got %d scenarios, want %v", len(rep.Scenarios), names)
 	}
@@ -235,6 +236,10 @@ func TestIntegration_Scenarios(t *testing.T) {
 			check("distinct", s, err, 18) // two batches of 9
 			s, err = bench.Fresh(ctx, h, side, 9, 2)
 			check("fresh", s, err, 18)
+			for _, phase := range []bench.Phase{bench.PhaseAcquire, bench.PhaseRelease} {
+				s, err = bench.HoldAll(ctx, h, side, 9, 2, phase)
+				check(fmt.Sprintf("hold-all, phase %d", phase), s, err, 18)
+			}
 			s, err = bench.LoneRequest(ctx, h, side, 10)
 			check("lone-request", s, err, 10)
 			if s.CPU <= 0 || s.Requests < 10 || s.Writes < s.Requests {
