@@ -16,7 +16,8 @@ func exampleReport() *bench.Report {
 	return &bench.Report{
 		Servers: []string{"127.0.0.1:2181"}, ZooKeeper: "3.8.0", Settings: "forceSync=yes",
 		GoVersion: "go1.26", GOMAXPROCS: 2, Rounds: 5, Elapsed: bench.Duration(3 * time.Minute),
-		Machine: bench.Machine{CPU: "AMD EPYC", Cores: 2, MemoryGiB: 24, LoadMin: 0.4, LoadMax: 1.8},
+		Machine: bench.Machine{CPU: "AMD EPYC", Cores: 2, MemoryGiB: 24, LoadMin: 0.4, LoadMax: 1.8,
+			LoadStart: []float64{0.4, 0.9, 1.1}, LoadEnd: []float64{1.8, 1.2, 1.1}},
 		Scenarios: []bench.ScenarioResult{
 			{Name: "uncontended", Unit: "cycles/s", Target: 0.95, RawTarget: 0.9, CPUTarget: 1,
 				ZKLock: bench.SideResult{Rate: 900, P50: ms(1.1), P99: ms(2.5), CPUPerOp: us(90), WritesPerRequest: 1.02, RequestsPerOp: 3},
@@ -60,7 +61,7 @@ func ExampleReport_WriteTable() {
 	_ = exampleReport().WriteTable(os.Stdout)
 	// Output:
 	// ZooKeeper 3.8.0 at 127.0.0.1:2181 (forceSync=yes)
-	// AMD EPYC, 2 cores, 24 GiB; 1-minute load average 0.4 to 1.8 during the run
+	// AMD EPYC, 2 cores, 24 GiB; load average (1, 5, 15 minutes) 0.40, 0.90, 1.10 at the start and 1.80, 1.20, 1.10 at the end, its 1-minute figure 0.4 to 1.8 during the run
 	// go1.26, GOMAXPROCS 2; 5 rounds (zklock and zk.Lock alternate who goes first); medians across rounds
 	//
 	// scenario                    unit         zklock ops/s  zk.Lock ops/s  ratio  per round (min-max)  zklock p50/p99   zk.Lock p50/p99  target                result
@@ -112,7 +113,7 @@ func ExampleReport_WriteTable() {
 func ExampleReport_WriteMarkdown() {
 	_ = exampleReport().WriteMarkdown(os.Stdout)
 	// Output:
-	// ZooKeeper 3.8.0, forceSync=yes. Go 1.26, GOMAXPROCS 2; AMD EPYC, 2 cores, 24 GiB; 1-minute load average 0.4 to 1.8 during the run. 5 rounds, zklock and zk.Lock alternating who goes first; medians across rounds. Some targets missed; took 3m0s.
+	// ZooKeeper 3.8.0, forceSync=yes. Go 1.26, GOMAXPROCS 2; AMD EPYC, 2 cores, 24 GiB; load average (1, 5, 15 minutes) 0.40, 0.90, 1.10 at the start and 1.80, 1.20, 1.10 at the end, its 1-minute figure 0.4 to 1.8 during the run. 5 rounds, zklock and zk.Lock alternating who goes first; medians across rounds. Some targets missed; took 3m0s.
 	//
 	// | scenario | unit | zklock ops/s | zk.Lock ops/s | ratio | per round (min-max) | zklock p50/p99 | zk.Lock p50/p99 | target | result |
 	// |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|

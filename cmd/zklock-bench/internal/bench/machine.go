@@ -22,12 +22,18 @@ type Machine struct {
 	// peers and this process make about 1 to 2 of it).
 	LoadMin float64 `json:"load_min"`
 	LoadMax float64 `json:"load_max"`
+	// LoadStart and LoadEnd are the 1-, 5- and 15-minute load averages, as
+	// uptime shows them, when the run started and when it ended; nil when
+	// the system does not tell.
+	LoadStart []float64 `json:"load_start,omitempty"`
+	LoadEnd   []float64 `json:"load_end,omitempty"`
 }
 
-// thisMachine returns what the system says about this machine; the loads
-// are left for the run to fill in.
+// thisMachine returns what the system says about this machine, with the
+// load averages now as LoadStart; the others are left for the run to fill
+// in.
 func thisMachine() Machine {
-	m := Machine{Cores: runtime.NumCPU(), LoadMin: -1, LoadMax: -1}
+	m := Machine{Cores: runtime.NumCPU(), LoadMin: -1, LoadMax: -1, LoadStart: loadAverages()}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		m.CPU = cpuModel(b)
 	}
@@ -57,22 +63,34 @@ func cpuModel(cpuinfo []byte) string {
 // noteLoad widens the machine's load range by the 1-minute load average
 // now, if the system tells it.
 func (m *Machine) noteLoad() {
+	l := loadAverages()
+	if len(l) == 0 {
+		return
+	}
+	if m.LoadMin < 0 || l[0] < m.LoadMin {
+		m.LoadMin = l[0]
+	}
+	if l[0] > m.LoadMax {
+		m.LoadMax = l[0]
+	}
+}
+
+// loadAverages returns the 1-, 5- and 15-minute load averages of
+// /proc/loadavg, or nil.
+func loadAverages() []float64 {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return
+		return nil
 	}
 	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return
+	if len(f) < 3 {
+		return nil
 	}
-	l, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return
+	out := make([]float64, 3)
+	for i := range out {
+		if out[i], err = strconv.ParseFloat(f[i], 64); err != nil {
+			return nil
+		}
 	}
-	if m.LoadMin < 0 || l < m.LoadMin {
-		m.LoadMin = l
-	}
-	if l > m.LoadMax {
-		m.LoadMax = l
-	}
+	return out
 }

@@ -130,6 +130,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	rep.Machine.noteLoad()
+	rep.Machine.LoadEnd = loadAverages()
 	var rawSerial float64
 	if want("raw") {
 		for i := range raws {

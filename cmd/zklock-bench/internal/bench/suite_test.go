@@ -112,7 +112,7 @@ func TestIntegration_Run(t *testing.T) {
 		f.Listed.CPUPerOp <= 0 || len(f.ZKLock.RoundRatios) != 2 || len(f.ZKLib.RoundRatios) != 2 || f.ZKLock.Ratio <= 0 {
 		t.Errorf("floor = %+v", f)
 	}
-	if m := rep.Machine; m.Cores != runtime.NumCPU() || (runtime.GOOS == "linux" && (m.CPU == "" || m.MemoryGiB <= 0 || m.LoadMin < 0 || m.LoadMax < m.LoadMin)) {
+	if m := rep.Machine; m.Cores != runtime.NumCPU() || (runtime.GOOS == "linux" && (m.CPU == "" || m.MemoryGiB <= 0 || m.LoadMin < 0 || m.LoadMax < m.LoadMin || len(m.LoadStart) != 3 || len(m.LoadEnd) != 3)) {
 		t.Errorf("machine = %+v", m)
 	}
 	if len(rep.Memory) != 2 || rep.Memory[0].Side != bench.NameZKLock || rep.Memory[1].Side != bench.NameZKLib {

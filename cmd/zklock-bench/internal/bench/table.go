@@ -229,10 +229,24 @@ func (m Machine) describe() string {
 		parts = append(parts, "Linux "+m.Kernel)
 	}
 	s := strings.Join(parts, ", ")
-	if m.LoadMax > 0 {
+	if len(m.LoadStart) == 3 && len(m.LoadEnd) == 3 {
+		s += fmt.Sprintf("; load average (1, 5, 15 minutes) %s at the start and %s at the end", loads(m.LoadStart), loads(m.LoadEnd))
+		if m.LoadMax > 0 {
+			s += fmt.Sprintf(", its 1-minute figure %.1f to %.1f during the run", m.LoadMin, m.LoadMax)
+		}
+	} else if m.LoadMax > 0 {
 		s += fmt.Sprintf("; 1-minute load average %.1f to %.1f during the run", m.LoadMin, m.LoadMax)
 	}
 	return strings.TrimPrefix(s, "; ")
+}
+
+// loads formats load averages as uptime does: "5.93, 12.25, 12.18".
+func loads(l []float64) string {
+	s := make([]string, len(l))
+	for i, x := range l {
+		s[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(s, ", ")
 }
 
 func orDash(s string) string {
