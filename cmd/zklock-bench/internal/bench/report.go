@@ -145,6 +145,42 @@ type MemoryResult struct {
 	Error              string    `json:"error,omitempty"`
 }
 
+// judge sets the report's verdicts from its figures. A ratio target is
+// judged on the median of the rounds' own ratios, each pairing two
+// figures of one round, so that the machine's drift between rounds, which
+// the ratio of two medians keeps, cancels; the CPU targets already are
+// (CPURatio). ReadReport judges a saved report again, so that a report
+// is always printed with the rules of the code that prints it.
+func (r *Report) judge() {
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		s.Pass = len(s.ZKLock.Errors) == 0 && s.ZKLock.Rate > 0 && len(s.RoundRatios) > 0 &&
+			median(s.RoundRatios) >= s.Target && (s.RawTarget == 0 || s.rawPass())
+		s.CPUPass = s.CPUTarget > 0 && s.CPURatio > 0 && s.CPURatio <= s.CPUTarget
+	}
+	for i := range r.Memory {
+		r.Memory[i].judge()
+	}
+}
+
+// judge sets the memory verdict of the side that has targets (zklock):
+// measured, its total per waiter within Target of zk.Lock's, and the
+// median of the rounds' own enqueue ratios within EnqueueTarget.
+func (m *MemoryResult) judge() {
+	if m.Target == 0 {
+		return
+	}
+	enq := median(m.EnqueueRoundRatios)
+	m.Pass = m.TotalPerWaiter > 0 && m.Error == "" && m.Ratio > 0 && m.Ratio <= m.Target &&
+		enq > 0 && enq <= m.EnqueueTarget
+}
+
+// rawPass reports whether zklock met the scenario's target against the
+// raw serial pair rate (RawTarget), judged on the rounds' own ratios.
+func (s ScenarioResult) rawPass() bool {
+	return len(s.RawRoundRatios) > 0 && median(s.RawRoundRatios) >= s.RawTarget
+}
+
 // Pass reports whether every target of the report was met.
 func (r *Report) Pass() bool {
 	for _, s := range r.Scenarios {
@@ -170,6 +206,7 @@ func ReadReport(name string) (*Report, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", name, err)
 	}
+	r.judge()
 	return &r, nil
 }
 

@@ -153,12 +153,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			res.RawRoundRatios = pairedRatios(zl.samples, rawRuns[0].samples, (*Sample).Rate)
 		}
 		res.Peers = peers.results(sc.Name, zl.samples)
-		res.Pass = len(res.ZKLock.Errors) == 0 && res.ZKLock.Rate > 0 && res.Ratio >= sc.Target &&
-			(sc.RawTarget == 0 || (rawSerial > 0 && res.RawRatio >= sc.RawTarget))
 		res.CPURoundRatios = pairedRatios(zl.samples, zk.samples, func(s *Sample) float64 { return float64(s.CPUPerOp()) })
 		res.CPURatio = median(res.CPURoundRatios)
 		res.CPUTarget = sc.CPUTarget
-		res.CPUPass = sc.CPUTarget > 0 && res.CPURatio > 0 && res.CPURatio <= sc.CPUTarget
 		rep.Scenarios = append(rep.Scenarios, res)
 	}
 	if want("floor") {
@@ -167,6 +164,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if want("waiters") {
 		rep.Memory = memoryResults(sides, memRuns, memErrs, cfg.Sizes.Waiters)
 	}
+	rep.judge()
 	rep.Elapsed = Duration(time.Since(start))
 	return rep, nil
 }
@@ -299,8 +297,7 @@ func memoryResults(sides []Side, runs [][]WaiterMemory, errs [][]string, waiters
 			zl.EnqueueRoundRatios = append(zl.EnqueueRoundRatios, float64(runs[0][k].Enqueue)/float64(e))
 		}
 	}
-	zl.Pass = zl.Pass && zk.Pass && zl.Error == "" && zl.Ratio > 0 && zl.Ratio <= MemoryTarget &&
-		zl.EnqueueRatio > 0 && zl.EnqueueRatio <= EnqueueTarget
+	zl.judge()
 	return out
 }
 

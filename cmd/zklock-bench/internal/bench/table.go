@@ -140,7 +140,7 @@ func (r *Report) rawBlocks() []block {
 		target, result := "-", ""
 		if s.RawTarget > 0 {
 			target = fmt.Sprintf("zklock >=%.2fx", s.RawTarget)
-			result = verdict(s.RawRatio >= s.RawTarget, 0)
+			result = verdict(s.rawPass(), 0)
 		}
 		ratios.rows = append(ratios.rows, []string{s.Name, ratio(s.RawRatio), roundRatios(s.RawRoundRatios), ratio(s.ZKLibRawRatio), target, result})
 	}
