@@ -71,10 +71,9 @@
 // between hand-offs whether the other side waits is left out; it has no
 // request count. The write count is the whole process's: besides the
 // sessions' sockets it includes the Go runtime's own wake-ups of its
-// network poller (a write to an eventfd), which perf's
-// syscalls:sys_enter_write tracepoint, counted per file descriptor, put at
-// 0.4 to 0.5 per request in a loop of lone requests and 0.003 to 0.045 per
-// request in a burst of 1,000 acquires on one session.
+// network poller (an 8-byte write to an eventfd, as perf trace -e write
+// shows): many in a loop of lone requests, where the poller sleeps
+// between them, few in a burst of acquires on one session.
 //
 // Memory per waiting lock (MeasureWaiters) is the growth of the live heap,
 // after a garbage collection, between a connected idle client and the same
