@@ -12,19 +12,12 @@ import (
 // machine). The queue znodes exist beforehand. Latencies are each
 // goroutine's acquire+release; the clock runs only during the batches.
 func Distinct(ctx context.Context, h *Harness, side Side, n, batches int) (Sample, error) {
-	h.stopTimer()
-	defer h.startTimer()
-	root := h.newRoot("distinct")
-	defer h.cleanup(root)
 	res := resources("d", n)
-	if err := side.prepare(h, root, res); err != nil {
-		return Sample{}, err
-	}
-	s, err := side.open(ctx, h, root)
+	_, s, end, err := h.sessionRun(ctx, side, "distinct", res...)
 	if err != nil {
 		return Sample{}, err
 	}
-	defer s.close()
+	defer end()
 	return lockBatches(ctx, h, s, n, batches, func(int) []string { return res })
 }
 

@@ -28,19 +28,12 @@ const (
 // that starts the phase. A service that takes a lock per request, at its
 // peak, then finishes the requests together, does both.
 func HoldAll(ctx context.Context, h *Harness, side Side, n, batches int, phase Phase) (Sample, error) {
-	h.stopTimer()
-	defer h.startTimer()
-	root := h.newRoot("hold")
-	defer h.cleanup(root)
 	res := resources("h", n)
-	if err := side.prepare(h, root, res); err != nil {
-		return Sample{}, err
-	}
-	s, err := side.open(ctx, h, root)
+	_, s, end, err := h.sessionRun(ctx, side, "hold", res...)
 	if err != nil {
 		return Sample{}, err
 	}
-	defer s.close()
+	defer end()
 	var total measure
 	all := make([]time.Duration, 0, n*max(batches, 1))
 	for range max(batches, 1) {
