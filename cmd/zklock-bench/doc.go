@@ -1,11 +1,15 @@
 // Command zklock-bench compares zklock with go-zookeeper's own zk.Lock and
 // with the raw create+delete rate of the ZooKeeper server, side by side in
 // one process against one server or ensemble, and prints a table of
-// medians, ratios, latencies, targets and verdicts.
+// medians, ratios, latencies, targets and verdicts; with them the client's
+// CPU time per operation, its write system calls per request, and each
+// side's contended hand-off against the floor that raw go-zookeeper calls
+// reach.
 //
 // Usage:
 //
-//	go run ./cmd/zklock-bench [-rounds 5] [-quick] [-ensemble] [-json FILE] [-servers h:p,...] [-peers auto|required|off]
+//	go run ./cmd/zklock-bench [-rounds 5] [-quick] [-ensemble] [-json FILE] [-markdown] [-servers h:p,...] [-peers auto|required|off]
+//	go run ./cmd/zklock-bench -from FILE [-markdown]
 //
 // Without -servers (or $ZKLOCK_SERVERS) it starts its own ZooKeeper with
 // zktest (tickTime 2s, ZooKeeper's default forceSync=yes; -force-sync=false
@@ -17,6 +21,11 @@
 // session picks a server at random, as go-zookeeper does; the four-letter
 // words srvr and mntr are used when allowed and approximated
 // otherwise.
+//
+// -markdown prints the tables as markdown instead of plain text:
+// docs/benchmarks.md is pasted from it. -from FILE runs nothing and prints
+// the report that -json FILE saved, so that a page can be rendered again
+// from the run it quotes.
 //
 // -memprofile PREFIX samples every allocation and writes heap profiles of
 // the last round's memory measurement: PREFIX-<side>-before.pprof (the

@@ -30,6 +30,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		rounds    = fs.Int("rounds", 0, "rounds per scenario and side; the table shows medians (default 5, or 2 with -quick)")
 		quick     = fs.Bool("quick", false, "small sizes: a smoke run of well under a minute")
 		jsonFile  = fs.String("json", "", "also write the report as JSON to `FILE` (- for stdout)")
+		markdown  = fs.Bool("markdown", false, "print the tables as markdown (docs/benchmarks.md is pasted from it) instead of plain text")
+		from      = fs.String("from", "", "run nothing: print the report that -json wrote to `FILE`")
 		servers   = fs.String("servers", "", "ZooKeeper to use, as host:port,... or a zk:// connection string (default $"+zkenv.EnvServers+"; if neither is set, start one with zktest)")
 		forceSync = fs.Bool("force-sync", true, "with servers started here: fsync ZooKeeper's transaction log (ZooKeeper's default)")
 		ensemble  = fs.Bool("ensemble", false, "start a 3-node ensemble here (instead of one server), and connect every session to a follower")
@@ -54,6 +56,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "zklock-bench: unexpected arguments %q\n", fs.Args())
 		return 2
+	}
+	write := (*bench.Report).WriteTable
+	if *markdown {
+		write = (*bench.Report).WriteMarkdown
+	}
+	if *from != "" {
+		return printSaved(*from, write, stdout, stderr)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -111,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "zklock-bench: %s skipped: %s\n", p.Name, p.Skipped)
 		}
 	}
-	if err := rep.WriteTable(stdout); err != nil {
+	if err := write(rep, stdout); err != nil {
 		fmt.Fprintln(stderr, "zklock-bench:", err)
 		return 2
 	}
@@ -124,6 +133,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "zklock-bench: done in %s\n", time.Since(start).Round(time.Second))
 	if !rep.Pass() && *strict {
 		return 1
+	}
+	return 0
+}
+
+// printSaved prints the report saved in the JSON file name.
+func printSaved(name string, write func(*bench.Report, io.Writer) error, stdout, stderr io.Writer) int {
+	rep, err := bench.ReadReport(name)
+	if err == nil {
+		err = write(rep, stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "zklock-bench:", err)
+		return 2
 	}
 	return 0
 }

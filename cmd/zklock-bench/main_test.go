@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/zklockkit/zklockkit/cmd/zklock-bench/internal/bench"
 	"github.com/zklockkit/zklockkit/internal/zkenv"
 	"github.com/zklockkit/zklockkit/zktest"
 )
@@ -121,9 +124,23 @@ func TestIntegration_OwnServer(t *testing.T) {
 // followers.
 func TestIntegration_Ensemble(t *testing.T) {
 	t.Setenv(zkenv.EnvServers, "")
-	code, stdout, stderr := runCmd(t, "-ensemble", "-quick", "-rounds", "1", "-only", "uncontended,raw")
+	file := filepath.Join(t.TempDir(), "report.json")
+	code, stdout, stderr := runCmd(t, "-ensemble", "-quick", "-rounds", "1", "-only", "uncontended,raw,floor", "-json", file)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := bench.ReadReport(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The floor's waiter, on the other follower, sees the holder's node;
+	// a request forwarded by a follower to the leader counts once (three
+	// per cycle, and a ping or two).
+	if f := rep.Floor; f == nil || f.Listed.Rate <= 0 || len(f.Listed.Errors) > 0 {
+		t.Errorf("floor = %+v", f)
+	}
+	if n := rep.Scenarios[0].ZKLib.RequestsPerOp; n < 3 || n > 3.05 {
+		t.Errorf("zk.Lock: %.3f requests per uncontended cycle, want 3", n)
 	}
 	if !strings.Contains(stdout, "3-node ensemble started here") || !strings.Contains(stdout, "sessions connect to the followers") ||
 		!strings.Contains(stdout, "uncontended") || !strings.Contains(stderr, "starting a 3-node ZooKeeper ensemble") {
@@ -132,6 +149,48 @@ func TestIntegration_Ensemble(t *testing.T) {
 	// The table's header names the three servers.
 	if header, _, _ := strings.Cut(stdout, "\n"); strings.Count(header, "127.0.0.1:") != 4 {
 		t.Errorf("header %q: want the three servers and the leader", header)
+	}
+}
+
+// -from prints a saved report, as plain text or markdown, and runs
+// nothing.
+func TestFrom(t *testing.T) {
+	rep := &bench.Report{ZooKeeper: "3.8.0", GoVersion: "go1.26", Rounds: 3,
+		Scenarios: []bench.ScenarioResult{{Name: "uncontended", Unit: "cycles/s", Target: 1, Ratio: 1.1,
+			ZKLock: bench.SideResult{Rate: 1100, CPUPerOp: bench.Duration(90 * time.Microsecond)},
+			ZKLib:  bench.SideResult{Rate: 1000, CPUPerOp: bench.Duration(100 * time.Microsecond)}}}}
+	file := filepath.Join(t.TempDir(), "report.json")
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, js.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		write func(*bench.Report, io.Writer) error
+	}{
+		{[]string{"-from", file}, (*bench.Report).WriteTable},
+		{[]string{"-from", file, "-markdown"}, (*bench.Report).WriteMarkdown},
+	} {
+		var want bytes.Buffer
+		if err := tc.write(rep, &want); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCmd(t, tc.args...)
+		if code != 0 || stdout != want.String() || stderr != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", tc.args, code, stderr, stdout, want.String())
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{bad, filepath.Join(t.TempDir(), "missing.json")} {
+		if code, _, stderr := runCmd(t, "-from", name); code != 2 || !strings.Contains(stderr, filepath.Base(name)) {
+			t.Errorf("-from %s: exit %d, %q", name, code, stderr)
+		}
 	}
 }
 

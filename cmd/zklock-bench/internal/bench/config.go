@@ -24,8 +24,8 @@ type Config struct {
 	// SessionTimeout is asked of ZooKeeper by every session (default 10s).
 	SessionTimeout time.Duration
 	// Only, when not empty, limits the run to the scenarios whose names it
-	// lists (see Scenarios); "raw" and "waiters" name the raw rates and the
-	// memory measurement.
+	// lists (see Scenarios); "raw", "floor" and "waiters" name the raw
+	// rates, the hand-off floor and the memory measurement.
 	Only []string
 	// Progress, when set, receives one line per finished run.
 	Progress io.Writer
@@ -60,10 +60,12 @@ type Sizes struct {
 	Contenders    []int `json:"contenders"`     // the numbers of contending sessions (one scenario each)
 	ContenderOps  int   `json:"contender_ops"`  // acquisitions per run, shared among the contenders
 	QueueDepth    int   `json:"queue_depth"`    // waiters in the draining queue
-	DistinctLocks int   `json:"distinct_locks"` // distinct resources acquired at once on one session
+	DistinctLocks int   `json:"distinct_locks"` // distinct resources acquired at once on one session (distinct, fresh, acquire-all, release-all)
 	DistinctRuns  int   `json:"distinct_runs"`  // batches of DistinctLocks per run
 	RawPairs      int   `json:"raw_pairs"`      // create+delete pairs per raw run
 	RawParallel   int   `json:"raw_parallel"`   // goroutines of the parallel raw run
+	Floor         int   `json:"floor"`          // hand-offs per run of the hand-off floor
+	LoneRequests  int   `json:"lone_requests"`  // requests per run of lone-request
 	Waiters       int   `json:"waiters"`        // waiting locks for the memory measurement
 }
 
@@ -79,6 +81,8 @@ func FullSizes() Sizes {
 		DistinctRuns:  5,
 		RawPairs:      500,
 		RawParallel:   32,
+		Floor:         400,
+		LoneRequests:  1000,
 		Waiters:       10000,
 	}
 }
@@ -95,6 +99,8 @@ func QuickSizes() Sizes {
 		DistinctRuns:  1,
 		RawPairs:      60,
 		RawParallel:   32,
+		Floor:         40,
+		LoneRequests:  100,
 		Waiters:       1000,
 	}
 }
@@ -118,6 +124,8 @@ func (c Config) withDefaults() Config {
 	fill(&s.DistinctRuns, def.DistinctRuns)
 	fill(&s.RawPairs, def.RawPairs)
 	fill(&s.RawParallel, def.RawParallel)
+	fill(&s.Floor, def.Floor)
+	fill(&s.LoneRequests, def.LoneRequests)
 	fill(&s.Waiters, def.Waiters)
 	if len(s.Contenders) == 0 {
 		s.Contenders = def.Contenders

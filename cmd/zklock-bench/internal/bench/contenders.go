@@ -29,9 +29,11 @@ func Contenders(ctx context.Context, h *Harness, side Side, sessions, ops int) (
 	}
 	each := (ops + sessions - 1) / sessions
 	lat := make([][]time.Duration, sessions)
-	h.startTimer()
-	start := time.Now()
-	err := group(ctx, sessions, func() { closeAll(ss) }, func(ctx context.Context, i int) error {
+	sp, err := h.begin(ctx)
+	if err != nil {
+		return Sample{}, err
+	}
+	err = group(ctx, sessions, func() { closeAll(ss) }, func(ctx context.Context, i int) error {
 		l := make([]time.Duration, 0, each)
 		for range each {
 			t := time.Now()
@@ -47,8 +49,7 @@ func Contenders(ctx context.Context, h *Harness, side Side, sessions, ops int) (
 		lat[i] = l
 		return nil
 	})
-	elapsed := time.Since(start)
-	h.stopTimer()
+	m := sp.end()
 	if err != nil {
 		return Sample{}, err
 	}
@@ -56,5 +57,5 @@ func Contenders(ctx context.Context, h *Harness, side Side, sessions, ops int) (
 	for _, l := range lat {
 		all = append(all, l...)
 	}
-	return Sample{Ops: len(all), Elapsed: elapsed, Latencies: all}, nil
+	return m.sample(len(all), all), nil
 }

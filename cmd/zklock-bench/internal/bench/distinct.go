@@ -12,19 +12,12 @@ import (
 // machine). The queue znodes exist beforehand. Latencies are each
 // goroutine's acquire+release; the clock runs only during the batches.
 func Distinct(ctx context.Context, h *Harness, side Side, n, batches int) (Sample, error) {
-	h.stopTimer()
-	defer h.startTimer()
-	root := h.newRoot("distinct")
-	defer h.cleanup(root)
 	res := resources("d", n)
-	if err := side.prepare(h, root, res); err != nil {
-		return Sample{}, err
-	}
-	s, err := side.open(ctx, h, root)
+	_, s, end, err := h.sessionRun(ctx, side, "distinct", res...)
 	if err != nil {
 		return Sample{}, err
 	}
-	defer s.close()
+	defer end()
 	return lockBatches(ctx, h, s, n, batches, func(int) []string { return res })
 }
 
@@ -32,13 +25,16 @@ func Distinct(ctx context.Context, h *Harness, side Side, n, batches int) (Sampl
 // resource each of names(b), all at once, in each batch b of batches (at
 // least one). The clock runs only during the batches.
 func lockBatches(ctx context.Context, h *Harness, s session, n, batches int, names func(b int) []string) (Sample, error) {
-	all := Sample{Latencies: make([]time.Duration, 0, n*max(batches, 1))}
+	var total measure
+	all := make([]time.Duration, 0, n*max(batches, 1))
 	for b := range max(batches, 1) {
 		res := names(b)
 		lat := make([]time.Duration, n)
-		h.startTimer()
-		start := time.Now()
-		err := group(ctx, n, s.close, func(ctx context.Context, i int) error {
+		sp, err := h.begin(ctx)
+		if err != nil {
+			return Sample{}, err
+		}
+		err = group(ctx, n, s.close, func(ctx context.Context, i int) error {
 			t := time.Now()
 			unlock, err := s.lock(ctx, res[i])
 			if err != nil {
@@ -48,15 +44,13 @@ func lockBatches(ctx context.Context, h *Harness, s session, n, batches int, nam
 			lat[i] = time.Since(t)
 			return err
 		})
-		all.Elapsed += time.Since(start)
-		h.stopTimer()
+		total.add(sp.end())
 		if err != nil {
 			return Sample{}, err
 		}
-		all.Ops += n
-		all.Latencies = append(all.Latencies, lat...)
+		all = append(all, lat...)
 	}
-	return all, nil
+	return total.sample(len(all), all), nil
 }
 
 // resources returns n resource names prefix-00000, prefix-00001, ...

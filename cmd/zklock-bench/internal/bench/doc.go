@@ -28,6 +28,15 @@
 //     goroutine's acquire+release.
 //   - fresh: distinct on resources never locked before (new names for
 //     every batch), so each acquire makes its queue znode.
+//   - acquire-all and release-all: one session, one goroutine per
+//     resource (queue znodes made beforehand); all acquire at once and,
+//     once every one holds, all release at once (HoldAll). acquire-all
+//     clocks the first half, release-all the second, each in a run of its
+//     own; latencies are each acquire or each release.
+//   - lone-request: one session sends one request at a time (an exists),
+//     nothing else in flight; latencies are round trips. zklock's go through
+//     its own connection layer under go-zookeeper (Client.Conn), so this
+//     tells whether that layer delays a request that has no company.
 //
 // Except in fresh, queue znodes are made before the clock starts, as each
 // side would make them (containers for zklock), so runs measure the steady
@@ -37,6 +46,34 @@
 // The raw rates (a Create of an EPHEMERAL_SEQUENTIAL node then its Delete,
 // serially and from 32 goroutines on one session) are the ceiling a lock
 // cycle can approach, since each cycle writes the same two transactions.
+// The hand-off floor (HandOffFloor) is the least a contended hand-off can
+// cost: a committed delete, its notification and one listing, with raw
+// go-zookeeper calls on two sessions; the report sets each side's
+// ping-pong hand-off p50 against it, round by round.
+//
+// # The client's CPU time and system calls
+//
+// Every run also measures, over its clocked part only, this process's CPU
+// time (user and system, getrusage) and its write system calls (syscw in
+// /proc/self/io), and the requests the servers received from clients
+// (mntr's zk_packets_received, read before and after). The report gives
+// CPU time per operation, zklock's over zk.Lock's paired by round, and
+// write system calls per request. The ZooKeeper servers and the peers are
+// processes of their own, so the CPU is the client's alone. Both sides run
+// in this one process, one after the other: before each clocked part the
+// process is made quiet (the goroutine count has settled, so the sessions
+// of the run before, closed, have wound down, and a garbage collection has
+// run), so that one side's leftovers are not billed to the other. A child
+// process per side would isolate them further, but would measure a
+// different binary state (its own warm-up, heap and scheduler) from the
+// rest of the table. In ping-pong the CPU is read at each release call and
+// when the other side holds, so that the harness's asking the servers
+// between hand-offs whether the other side waits is left out; it has no
+// request count. The write count is the whole process's: besides the
+// sessions' sockets it includes the Go runtime's own wake-ups of its
+// network poller (an 8-byte write to an eventfd, as perf trace -e write
+// shows): many in a loop of lone requests, where the poller sleeps
+// between them, few in a burst of acquires on one session.
 //
 // Memory per waiting lock (MeasureWaiters) is the growth of the live heap,
 // after a garbage collection, between a connected idle client and the same
@@ -58,8 +95,9 @@
 // (testdata/peers: compiled with javac, or run by /usr/bin/python3) that
 // runs a whole scenario when told to and prints its own count, clock and
 // latency percentiles as a JSON line; it opens as many sessions as the Go
-// sides, with the same session timeout, on the same server, outside the
-// clock, and queues on a znode the bench made beforehand. The peers run
+// sides, with the same session timeout, on the same servers (pinned as
+// the Go sides' are, with Config.PinSessions), outside the clock, and
+// queues on a znode the bench made beforehand. The peers run
 // in the same rounds as zklock and zk.Lock (zklock, zk.Lock, Curator,
 // kazoo; the reverse every other round) after a warm-up that runs each
 // scenario once (three times for Curator, so that the JVM has compiled

@@ -12,17 +12,10 @@ import (
 // first lock of an account, say). Latencies are each goroutine's
 // acquire+release; the clock runs only during the batches.
 func Fresh(ctx context.Context, h *Harness, side Side, n, batches int) (Sample, error) {
-	h.stopTimer()
-	defer h.startTimer()
-	root := h.newRoot("fresh")
-	defer h.cleanup(root)
-	if err := mkdirs(h.admin, root, false); err != nil {
-		return Sample{}, err
-	}
-	s, err := side.open(ctx, h, root)
+	_, s, end, err := h.sessionRun(ctx, side, "fresh")
 	if err != nil {
 		return Sample{}, err
 	}
-	defer s.close()
+	defer end()
 	return lockBatches(ctx, h, s, n, batches, func(b int) []string { return resources(fmt.Sprintf("f%d", b), n) })
 }

@@ -119,6 +119,29 @@ func (h *Harness) newRoot(name string) string {
 	return fmt.Sprintf("%s/%s-%d", h.root, name, h.seq.Add(1))
 }
 
+// sessionRun starts a run named name that needs one session of side: it
+// stops a benchmark's timer, makes the run's root, the queue znodes of
+// the resources queues as side would make them (side.prepare), and opens
+// the session on it. end closes the session, removes the root and starts
+// the timer again.
+func (h *Harness) sessionRun(ctx context.Context, side Side, name string, queues ...string) (root string, s session, end func(), err error) {
+	h.stopTimer()
+	root = h.newRoot(name)
+	clean := func() {
+		h.cleanup(root)
+		h.startTimer()
+	}
+	if err := side.prepare(h, root, queues); err != nil {
+		clean()
+		return "", nil, nil, err
+	}
+	if s, err = side.open(ctx, h, root); err != nil {
+		clean()
+		return "", nil, nil, err
+	}
+	return root, s, func() { s.close(); clean() }, nil
+}
+
 // cleanup removes a run's root.
 func (h *Harness) cleanup(root string) { _ = removeTree(h.admin, root) }
 

@@ -13,7 +13,9 @@ import (
 	"github.com/zklockkit/zklockkit/zktest"
 )
 
-func peerTestHarness(t *testing.T) (context.Context, *Harness) {
+// testHarness returns a harness on the shared server, closed when t ends,
+// and a context for the test.
+func testHarness(t *testing.T) (context.Context, *Harness) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
@@ -113,7 +115,7 @@ func checkResult(t *testing.T, what string, m map[string]any, ops int, serial bo
 func TestIntegration_PeerProtocol(t *testing.T) {
 	for _, p := range Peers() {
 		t.Run(p.Name(), func(t *testing.T) {
-			ctx, h := peerTestHarness(t)
+			ctx, h := testHarness(t)
 			pp := startTestPeer(ctx, t, p)
 			if pp.ready.Event != "ready" || pp.ready.Version == "" || pp.ready.Runtime == "" {
 				t.Errorf("ready line %+v lacks the version or runtime", pp.ready)
@@ -168,7 +170,7 @@ func TestIntegration_PeerProtocol(t *testing.T) {
 // A peer that dies mid-run fails the run with ErrPeer at once, not after
 // PeerRunTimeout, and is replaced for the next run.
 func TestIntegration_PeerDies(t *testing.T) {
-	ctx, h := peerTestHarness(t)
+	ctx, h := testHarness(t)
 	p := KazooPeer()
 	pp := startTestPeer(ctx, t, p)
 	pp.timeout = time.Minute
@@ -199,7 +201,7 @@ func TestIntegration_PeerDies(t *testing.T) {
 // A peer that does not answer within its bound is killed and its run
 // fails with ErrPeer.
 func TestIntegration_PeerTimeout(t *testing.T) {
-	ctx, h := peerTestHarness(t)
+	ctx, h := testHarness(t)
 	pp := startTestPeer(ctx, t, KazooPeer())
 	pp.timeout = 500 * time.Millisecond
 	_, err := pp.run(ctx, h, peerJob{kind: "uncontended", n: 1_000_000})

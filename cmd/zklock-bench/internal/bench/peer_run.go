@@ -54,7 +54,7 @@ func (s peerSample) rate() float64 {
 // peerSessionServers returns the connect string of the next session of the
 // run rooted at root, as the Go sides' sessions get theirs.
 func peerSessionServers(h *Harness, root string) string {
-	return strings.Join(h.servers, ",")
+	return strings.Join(h.sessionServers(root), ",")
 }
 
 // run runs job once on a fresh root, as the Go sides' runs do: the queue

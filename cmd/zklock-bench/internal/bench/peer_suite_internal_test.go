@@ -11,7 +11,7 @@ import (
 // Missing peers: skipped, saying so with the install command, by default;
 // a failed run with ErrPeerMissing when required.
 func TestIntegration_PeersMissing(t *testing.T) {
-	ctx, _ := peerTestHarness(t)
+	ctx, _ := testHarness(t)
 	gone := []Peer{curatorPeer(t.TempDir()), kazooPeer("/nonexistent/python3")}
 	cfg := Config{Servers: []string{zktest.Shared().Addr()}, Rounds: 1, Root: zktest.UniqueRoot(t),
 		Sizes: Sizes{Uncontended: 5}, Only: []string{"uncontended"}, peerList: gone}

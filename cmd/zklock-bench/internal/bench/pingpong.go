@@ -17,7 +17,9 @@ import (
 // Latencies are hand-offs: from the holder's call to release until the
 // other side holds. Elapsed is their sum, so Rate is the rate at which the
 // lock changes hands when a waiter is ready; the harness's hold time is in
-// Wall only.
+// Wall only. CPU is the process's CPU time during the hand-offs alone: the
+// harness's asking the servers whether the other side waits, between
+// them, is left out.
 func PingPong(ctx context.Context, h *Harness, side Side, n int) (Sample, error) {
 	h.stopTimer()
 	defer h.startTimer()
@@ -52,12 +54,14 @@ func PingPong(ctx context.Context, h *Harness, side Side, n int) (Sample, error)
 	}
 
 	var (
-		releasedAt atomic.Int64 // UnixNano of the last release call; 0: none pending
-		handoffs   atomic.Int64
-		done       atomic.Bool
-		mu         sync.Mutex
-		lat        = make([]time.Duration, 0, n+1)
-		first, end time.Time
+		releasedAt  atomic.Int64 // UnixNano of the last release call; 0: none pending
+		releasedCPU atomic.Int64 // the process's CPU time then, stored before releasedAt
+		handoffs    atomic.Int64
+		cpu         time.Duration // the process's CPU time during the hand-offs
+		done        atomic.Bool
+		mu          sync.Mutex
+		lat         = make([]time.Duration, 0, n+1)
+		first, end  time.Time
 	)
 	play := func(ctx context.Context, s session) error {
 		for {
@@ -65,10 +69,13 @@ func PingPong(ctx context.Context, h *Harness, side Side, n int) (Sample, error)
 			if err != nil {
 				return err
 			}
-			now := time.Now()
+			now, used := time.Now(), processCPU()
 			if r := releasedAt.Swap(0); r != 0 {
 				mu.Lock()
-				lat = append(lat, now.Sub(time.Unix(0, r)))
+				if len(lat) < n { // the other side may hand off once more before it sees done
+					lat = append(lat, now.Sub(time.Unix(0, r)))
+					cpu += used - time.Duration(releasedCPU.Load())
+				}
 				mu.Unlock()
 				if handoffs.Add(1) == int64(n) {
 					end = now
@@ -87,6 +94,7 @@ func PingPong(ctx context.Context, h *Harness, side Side, n int) (Sample, error)
 					return err
 				}
 			}
+			releasedCPU.Store(int64(processCPU()))
 			releasedAt.Store(time.Now().UnixNano())
 			if err := unlock(ctx); err != nil {
 				return err
@@ -96,16 +104,18 @@ func PingPong(ctx context.Context, h *Harness, side Side, n int) (Sample, error)
 			}
 		}
 	}
+	if err := quiet(ctx); err != nil {
+		return Sample{}, err
+	}
 	h.startTimer()
 	err := group(ctx, len(sessions), func() { closeAll(sessions[:]) }, func(ctx context.Context, i int) error { return play(ctx, sessions[i]) })
 	h.stopTimer()
 	if err != nil {
 		return Sample{}, err
 	}
-	lat = lat[:n]
 	var sum time.Duration
 	for _, d := range lat {
 		sum += d
 	}
-	return Sample{Ops: n, Elapsed: sum, Wall: end.Sub(first), Latencies: lat}, nil
+	return Sample{Ops: n, Elapsed: sum, Wall: end.Sub(first), Latencies: lat, CPU: cpu}, nil
 }

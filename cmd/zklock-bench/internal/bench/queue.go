@@ -63,22 +63,26 @@ func Queue(ctx context.Context, h *Harness, side Side, depth int) (Sample, error
 	if err := h.settle(ctx, base, int64(depth*side.queueWatches)); err != nil {
 		return fail(err)
 	}
-	h.startTimer()
-	start := time.Now()
+	sp, err := h.begin(ctx)
+	if err != nil {
+		return fail(err)
+	}
 	if err := unlockHolder(ctx); err != nil {
 		return fail(err)
 	}
-	if err := <-done; err != nil {
+	err = <-done
+	m := sp.end()
+	if err != nil {
 		return Sample{}, err
 	}
-	end := slices.MaxFunc(finished, time.Time.Compare)
-	h.stopTimer()
+	// The clock stops at the last release, not when the run noticed it.
+	m.elapsed = slices.MaxFunc(finished, time.Time.Compare).Sub(sp.start)
 	slices.SortFunc(acquired, time.Time.Compare)
 	lat := make([]time.Duration, depth)
-	prev := start
+	prev := sp.start
 	for i, t := range acquired {
 		lat[i] = t.Sub(prev)
 		prev = t
 	}
-	return Sample{Ops: depth, Elapsed: end.Sub(start), Latencies: lat}, nil
+	return m.sample(depth, lat), nil
 }

@@ -26,8 +26,10 @@ func RawCreateDelete(ctx context.Context, h *Harness, n, width int) (Sample, err
 	defer conn.Close()
 	width = max(1, min(width, n))
 	lat := make([]time.Duration, n)
-	h.startTimer()
-	start := time.Now()
+	sp, err := h.begin(ctx)
+	if err != nil {
+		return Sample{}, err
+	}
 	err = parallel(n, width, func(i int) error {
 		t := time.Now()
 		p, err := conn.Create(root+"/lock-", nil, zk.FlagEphemeralSequential, openACL)
@@ -37,10 +39,9 @@ func RawCreateDelete(ctx context.Context, h *Harness, n, width int) (Sample, err
 		lat[i] = time.Since(t)
 		return err
 	})
-	elapsed := time.Since(start)
-	h.stopTimer()
+	m := sp.end()
 	if err != nil {
 		return Sample{}, err
 	}
-	return Sample{Ops: n, Elapsed: elapsed, Latencies: lat}, nil
+	return m.sample(n, lat), nil
 }

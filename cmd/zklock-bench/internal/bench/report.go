@@ -2,7 +2,9 @@ package bench
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -24,6 +26,7 @@ type Report struct {
 	Settings   string    `json:"settings,omitempty"`  // how the server was set up
 	GoVersion  string    `json:"go_version"`
 	GOMAXPROCS int       `json:"gomaxprocs"`
+	Machine    Machine   `json:"machine"`
 	Rounds     int       `json:"rounds"`
 	Quick      bool      `json:"quick"`
 	Sizes      Sizes     `json:"sizes"`
@@ -34,7 +37,10 @@ type Report struct {
 
 	Scenarios []ScenarioResult `json:"scenarios"`
 	Raw       []RawResult      `json:"raw"`
-	Memory    []MemoryResult   `json:"memory"`
+	// Floor is the hand-off floor and ping-pong's hand-offs against it;
+	// nil when it was not measured.
+	Floor  *FloorResult   `json:"floor,omitempty"`
+	Memory []MemoryResult `json:"memory"`
 }
 
 // ScenarioResult compares the sides on one scenario.
@@ -43,6 +49,9 @@ type ScenarioResult struct {
 	Unit      string  `json:"unit"`
 	Target    float64 `json:"target"`
 	RawTarget float64 `json:"raw_target,omitempty"`
+	// Wire is set for a scenario that measures the client's connection,
+	// not a lock (Scenario.Wire).
+	Wire bool `json:"wire,omitempty"`
 	// ZKLock and ZKLib are the medians across rounds of each side.
 	ZKLock SideResult `json:"zklock"`
 	ZKLib  SideResult `json:"zk_lock"`
@@ -60,6 +69,14 @@ type ScenarioResult struct {
 	// (Report.Peers). They have no target.
 	Peers []PeerResult `json:"peers,omitempty"`
 	Pass  bool         `json:"pass"`
+
+	// CPURoundRatios are zklock's CPU time per operation over zk.Lock's,
+	// round by round (paired); CPURatio is their median. CPUTarget, when
+	// not zero, is the greatest CPURatio that passes (CPUPass).
+	CPURatio       float64   `json:"cpu_ratio,omitempty"`
+	CPURoundRatios []float64 `json:"cpu_round_ratios,omitempty"`
+	CPUTarget      float64   `json:"cpu_target,omitempty"`
+	CPUPass        bool      `json:"cpu_pass,omitempty"`
 }
 
 // SideResult is one side's figures on one scenario.
@@ -72,6 +89,17 @@ type SideResult struct {
 	// leaves part of the run out (ping-pong); 0 otherwise.
 	WallRate float64  `json:"wall_ops_per_s,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+
+	// CPUPerOp is the median across rounds of this process's CPU time per
+	// operation (Sample.CPUPerOp), and RoundCPUPerOp the rounds' own; 0
+	// and nil when not measured (the peers).
+	CPUPerOp      Duration   `json:"cpu_per_op,omitempty"`
+	RoundCPUPerOp []Duration `json:"round_cpu_per_op,omitempty"`
+	// WritesPerRequest and RequestsPerOp are the medians across rounds of
+	// the process's write system calls per request the servers received
+	// and of those requests per operation; 0 when not measured.
+	WritesPerRequest float64 `json:"writes_per_request,omitempty"`
+	RequestsPerOp    float64 `json:"requests_per_op,omitempty"`
 }
 
 // RawResult is the server's raw create+delete pair rate from Width
@@ -80,6 +108,26 @@ type RawResult struct {
 	Name  string     `json:"name"`
 	Width int        `json:"width"`
 	Side  SideResult `json:"result"`
+}
+
+// FloorResult is the hand-off floor (HandOffFloor) and each side's
+// ping-pong hand-off against it.
+type FloorResult struct {
+	// Listed is the floor: from the delete call until the waiter's listing
+	// returned. Notified is the time until the notification arrived.
+	Listed   SideResult `json:"listed"`
+	Notified SideResult `json:"notified"`
+	// ZKLock and ZKLib are each side's ping-pong hand-off p50 over the
+	// floor's p50 (Listed), round by round.
+	ZKLock FloorRatio `json:"zklock"`
+	ZKLib  FloorRatio `json:"zk_lock"`
+}
+
+// FloorRatio is a side's ping-pong hand-off p50 over the floor's p50 of
+// the same round: RoundRatios, and their median Ratio.
+type FloorRatio struct {
+	Ratio       float64   `json:"ratio"`
+	RoundRatios []float64 `json:"round_ratios"`
 }
 
 // MemoryResult is the median across rounds of MeasureWaiters for a side.
@@ -97,10 +145,46 @@ type MemoryResult struct {
 	Error              string    `json:"error,omitempty"`
 }
 
+// judge sets the report's verdicts from its figures. A ratio target is
+// judged on the median of the rounds' own ratios, each pairing two
+// figures of one round, so that the machine's drift between rounds, which
+// the ratio of two medians keeps, cancels; the CPU targets already are
+// (CPURatio). ReadReport judges a saved report again, so that a report
+// is always printed with the rules of the code that prints it.
+func (r *Report) judge() {
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		s.Pass = len(s.ZKLock.Errors) == 0 && s.ZKLock.Rate > 0 && len(s.RoundRatios) > 0 &&
+			median(s.RoundRatios) >= s.Target && (s.RawTarget == 0 || s.rawPass())
+		s.CPUPass = s.CPUTarget > 0 && s.CPURatio > 0 && s.CPURatio <= s.CPUTarget
+	}
+	for i := range r.Memory {
+		r.Memory[i].judge()
+	}
+}
+
+// judge sets the memory verdict of the side that has targets (zklock):
+// measured, its total per waiter within Target of zk.Lock's, and the
+// median of the rounds' own enqueue ratios within EnqueueTarget.
+func (m *MemoryResult) judge() {
+	if m.Target == 0 {
+		return
+	}
+	enq := median(m.EnqueueRoundRatios)
+	m.Pass = m.TotalPerWaiter > 0 && m.Error == "" && m.Ratio > 0 && m.Ratio <= m.Target &&
+		enq > 0 && enq <= m.EnqueueTarget
+}
+
+// rawPass reports whether zklock met the scenario's target against the
+// raw serial pair rate (RawTarget), judged on the rounds' own ratios.
+func (s ScenarioResult) rawPass() bool {
+	return len(s.RawRoundRatios) > 0 && median(s.RawRoundRatios) >= s.RawTarget
+}
+
 // Pass reports whether every target of the report was met.
 func (r *Report) Pass() bool {
 	for _, s := range r.Scenarios {
-		if !s.Pass {
+		if !s.Pass || (s.CPUTarget > 0 && !s.CPUPass) {
 			return false
 		}
 	}
@@ -110,6 +194,20 @@ func (r *Report) Pass() bool {
 		}
 	}
 	return true
+}
+
+// ReadReport reads a report that WriteJSON wrote to the file name.
+func ReadReport(name string) (*Report, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", name, err)
+	}
+	r.judge()
+	return &r, nil
 }
 
 // WriteJSON writes the report as indented JSON.

@@ -16,6 +16,13 @@ type Scenario struct {
 	// RawTarget, when not zero, is the least ratio of zklock's rate to the
 	// raw serial create+delete pair rate that passes.
 	RawTarget float64
+	// CPUTarget, when not zero, is the greatest ratio of zklock's CPU time
+	// per operation to zk.Lock's that passes (the median of the rounds'
+	// own ratios).
+	CPUTarget float64
+	// Wire marks a scenario that measures the client's connection rather
+	// than a lock (lone-request): it has no ratio to the raw pair rate.
+	Wire bool
 	// Run runs the scenario once for one side.
 	Run func(ctx context.Context, h *Harness, side Side) (Sample, error)
 }
@@ -24,17 +31,17 @@ type Scenario struct {
 // order they run.
 func Scenarios(sz Sizes) []Scenario {
 	ss := []Scenario{
-		{Name: "uncontended", Unit: "cycles/s", Target: 0.95, RawTarget: 0.9,
+		{Name: "uncontended", Unit: "cycles/s", Target: 0.95, RawTarget: 0.9, CPUTarget: 1.0,
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
 				return Uncontended(ctx, h, side, sz.Uncontended)
 			}},
-		{Name: "ping-pong", Unit: "hand-offs/s", Target: 1.3,
+		{Name: "ping-pong", Unit: "hand-offs/s", Target: 1.3, CPUTarget: 1.0,
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
 				return PingPong(ctx, h, side, sz.PingPong)
 			}},
 	}
 	for _, n := range sz.Contenders {
-		ss = append(ss, Scenario{Name: fmt.Sprintf("contenders-%d", n), Unit: "acquires/s", Target: 1.0,
+		ss = append(ss, Scenario{Name: fmt.Sprintf("contenders-%d", n), Unit: "acquires/s", Target: 1.0, CPUTarget: 1.0,
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
 				return Contenders(ctx, h, side, n, sz.ContenderOps)
 			}})
@@ -51,6 +58,20 @@ func Scenarios(sz Sizes) []Scenario {
 		Scenario{Name: fmt.Sprintf("fresh-%d", sz.DistinctLocks), Unit: "locks/s", Target: 1.0,
 			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
 				return Fresh(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns)
+			}},
+		// Many locks warm, as issue 31 measured them: each half on its own.
+		Scenario{Name: fmt.Sprintf("acquire-all-%d", sz.DistinctLocks), Unit: "acquires/s", Target: 1.0,
+			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
+				return HoldAll(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns, PhaseAcquire)
+			}},
+		Scenario{Name: fmt.Sprintf("release-all-%d", sz.DistinctLocks), Unit: "releases/s", Target: 1.0,
+			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
+				return HoldAll(ctx, h, side, sz.DistinctLocks, sz.DistinctRuns, PhaseRelease)
+			}},
+		// A lone request is not delayed by the client's connection.
+		Scenario{Name: "lone-request", Unit: "requests/s", Target: 0.95, Wire: true,
+			Run: func(ctx context.Context, h *Harness, side Side) (Sample, error) {
+				return LoneRequest(ctx, h, side, sz.LoneRequests)
 			}},
 	)
 }

@@ -34,6 +34,9 @@ type Side struct {
 // session is one ZooKeeper session of a side.
 type session interface {
 	lock(ctx context.Context, resource string) (unlock func(ctx context.Context) error, err error)
+	// conn returns the go-zookeeper connection the session's requests go
+	// through (zklock's passes through its own tracked connection).
+	conn() *zk.Conn
 	close()
 }
 
@@ -89,6 +92,8 @@ func (s zklockSession) lock(ctx context.Context, resource string) (func(context.
 	return func(ctx context.Context) error { return l.Release(context.WithoutCancel(ctx)) }, nil
 }
 
+func (s zklockSession) conn() *zk.Conn { return s.c.Conn() }
+
 func (s zklockSession) close() { _ = s.c.Close() }
 
 // GoZookeeper returns the side of go-zookeeper's own recipe:
@@ -102,24 +107,26 @@ func GoZookeeper() Side {
 			if err != nil {
 				return nil, err
 			}
-			return zkSession{conn: conn, root: root}, nil
+			return zkSession{zc: conn, root: root}, nil
 		}}
 }
 
 type zkSession struct {
-	conn *zk.Conn
+	zc   *zk.Conn
 	root string
 }
 
 func (s zkSession) lock(_ context.Context, resource string) (func(context.Context) error, error) {
-	l := zk.NewLock(s.conn, s.root+"/"+zklock.EscapeResource(resource), zk.WorldACL(zk.PermAll))
+	l := zk.NewLock(s.zc, s.root+"/"+zklock.EscapeResource(resource), zk.WorldACL(zk.PermAll))
 	if err := l.Lock(); err != nil {
 		return nil, err
 	}
 	return func(context.Context) error { return l.Unlock() }, nil
 }
 
-func (s zkSession) close() { s.conn.Close() }
+func (s zkSession) conn() *zk.Conn { return s.zc }
+
+func (s zkSession) close() { s.zc.Close() }
 
 // Sides returns both sides, zklock first.
 func Sides() []Side { return []Side{ZKLock(), GoZookeeper()} }

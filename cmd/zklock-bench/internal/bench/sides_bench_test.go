@@ -119,6 +119,23 @@ func BenchmarkFresh1000(b *testing.B) {
 	}))
 }
 
+// BenchmarkHoldAll1000: 1,000 goroutines on one session each acquire a
+// lock of their own at once, then all release at once (HoldAll);
+// "acquire" times the acquires, "release" the releases. An operation is
+// one acquire or one release.
+func BenchmarkHoldAll1000(b *testing.B) {
+	for _, phase := range []struct {
+		name string
+		p    bench.Phase
+	}{{"acquire", bench.PhaseAcquire}, {"release", bench.PhaseRelease}} {
+		b.Run(phase.name, func(b *testing.B) {
+			eachSide(b, repeat(func(ctx context.Context, h *bench.Harness, side bench.Side) (bench.Sample, error) {
+				return bench.HoldAll(ctx, h, side, 1000, 1, phase.p)
+			}))
+		})
+	}
+}
+
 // repeat turns a fixed-size run into one of n runs, merging their samples.
 func repeat(run func(ctx context.Context, h *bench.Harness, side bench.Side) (bench.Sample, error)) func(context.Context, *bench.Harness, bench.Side, int) (bench.Sample, error) {
 	return func(ctx context.Context, h *bench.Harness, side bench.Side, n int) (bench.Sample, error) {

@@ -15,6 +15,38 @@ type Sample struct {
 	// Wall, when not zero, is the run's wall-clock time where Elapsed
 	// counts only part of it (PingPong).
 	Wall time.Duration
+	// CPU is this process's CPU time (user and system) during Elapsed: the
+	// client's cost, the servers' not included. 0 when not measured.
+	CPU time.Duration
+	// Writes is this process's write system calls during Elapsed, and
+	// Requests the requests the servers received from clients during it
+	// (pings included); both 0 when not measured.
+	Writes, Requests int64
+}
+
+// CPUPerOp returns the CPU time per operation, 0 when not measured.
+func (s Sample) CPUPerOp() time.Duration {
+	if s.Ops <= 0 {
+		return 0
+	}
+	return s.CPU / time.Duration(s.Ops)
+}
+
+// WritesPerRequest returns write system calls per request, 0 when not
+// measured.
+func (s Sample) WritesPerRequest() float64 {
+	if s.Requests <= 0 {
+		return 0
+	}
+	return float64(s.Writes) / float64(s.Requests)
+}
+
+// RequestsPerOp returns requests per operation, 0 when not measured.
+func (s Sample) RequestsPerOp() float64 {
+	if s.Requests <= 0 || s.Ops <= 0 {
+		return 0
+	}
+	return float64(s.Requests) / float64(s.Ops)
 }
 
 // Rate returns operations per second.

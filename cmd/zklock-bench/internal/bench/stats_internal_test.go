@@ -29,7 +29,7 @@ func TestMedian(t *testing.T) {
 func TestConfigDefaults(t *testing.T) {
 	full := Config{}.withDefaults()
 	if full.Rounds != 5 || full.Sizes.Waiters != 10000 || full.Sizes.QueueDepth != 1000 ||
-		full.Sizes.DistinctLocks != 1000 || full.Sizes.DistinctRuns != 5 || full.Root != "/zklock-bench" || full.SessionTimeout != 10*time.Second {
+		full.Sizes.DistinctLocks != 1000 || full.Sizes.DistinctRuns != 5 || full.Sizes.Floor != 400 || full.Sizes.LoneRequests != 1000 || full.Root != "/zklock-bench" || full.SessionTimeout != 10*time.Second {
 		t.Errorf("full defaults = %+v", full)
 	}
 	quick := Config{Quick: true, Sizes: Sizes{Uncontended: 7}}.withDefaults()
@@ -49,7 +49,7 @@ func TestScenarioNames(t *testing.T) {
 			t.Errorf("scenario %q is incomplete: %+v", s.Name, s)
 		}
 	}
-	want := []string{"uncontended", "ping-pong", "contenders-8", "contenders-32", "queue-1000", "distinct-1000", "fresh-1000"}
+	want := []string{"uncontended", "ping-pong", "contenders-8", "contenders-32", "queue-1000", "distinct-1000", "fresh-1000", "acquire-all-1000", "release-all-1000", "lone-request"}
 	if len(names) != len(want) {
 		t.Fatalf("scenarios = %v, want %v", names, want)
 	}

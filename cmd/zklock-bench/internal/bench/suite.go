@@ -11,8 +11,8 @@ import (
 )
 
 // Run runs the whole suite: a warm-up round (discarded), then Rounds
-// rounds, each running the raw rates, every scenario for both sides and
-// the memory measurement for both sides. Odd rounds run zk.Lock first, even
+// rounds, each running the raw rates, the hand-off floor, every scenario
+// for both sides and the memory measurement for both sides. Odd rounds run zk.Lock first, even
 // rounds zklock first. A run that fails is recorded in the report (and
 // fails its scenario) without stopping the suite; Run itself fails only
 // when it cannot reach ZooKeeper or ctx ends.
@@ -27,7 +27,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	h.PinSessions(cfg.PinSessions)
 	rep := &Report{
 		Started: start, Servers: cfg.Servers, ZooKeeper: serverVersion(cfg.Servers[0]),
-		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), Machine: thisMachine(),
 		Rounds: cfg.Rounds, Quick: cfg.Quick, Sizes: cfg.Sizes,
 	}
 	progress := cfg.Progress
@@ -57,10 +57,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	raws := []RawResult{{Name: "serial", Width: 1}, {Name: fmt.Sprintf("%d-way", cfg.Sizes.RawParallel), Width: cfg.Sizes.RawParallel}}
 	rawRuns := make([]runs, len(raws))
+	var floorRuns [2]runs                     // listed, notified
 	scRuns := make([][2]runs, len(scenarios)) // [scenario][side]
 	memRuns := make([][]WaiterMemory, len(sides))
 	memErrs := make([][]string, len(sides))
 	for r := range cfg.Rounds {
+		rep.Machine.noteLoad()
 		order := []int{0, 1}
 		if r%2 == 1 {
 			order = []int{1, 0}
@@ -74,6 +76,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				rawRuns[i].add(s, err)
 				logRun(progress, r, cfg.Rounds, "raw "+raw.Name, "server", "pairs/s", s, err)
 			}
+		}
+		if want("floor") {
+			listed, notified, err := HandOffFloor(ctx, h, cfg.Sizes.Floor)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			floorRuns[0].add(listed, err)
+			floorRuns[1].add(notified, err)
+			logRun(progress, r, cfg.Rounds, "hand-off floor", "go-zookeeper", "hand-offs/s", listed, err)
 		}
 		for i, sc := range scenarios {
 			// zklock, zk.Lock, Curator, kazoo; the reverse in odd rounds.
@@ -118,6 +129,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 
+	rep.Machine.noteLoad()
+	rep.Machine.LoadEnd = loadAverages()
 	var rawSerial float64
 	if want("raw") {
 		for i := range raws {
@@ -128,34 +141,30 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	for i, sc := range scenarios {
 		zl, zk := scRuns[i][0], scRuns[i][1]
-		res := ScenarioResult{Name: sc.Name, Unit: sc.Unit, Target: sc.Target, RawTarget: sc.RawTarget,
+		res := ScenarioResult{Name: sc.Name, Unit: sc.Unit, Target: sc.Target, RawTarget: sc.RawTarget, Wire: sc.Wire,
 			ZKLock: zl.result(), ZKLib: zk.result()}
 		if res.ZKLib.Rate > 0 {
 			res.Ratio = res.ZKLock.Rate / res.ZKLib.Rate
 		}
-		for k := range min(len(zl.samples), len(zk.samples)) {
-			if zl.samples[k] != nil && zk.samples[k] != nil && zk.samples[k].Rate() > 0 {
-				res.RoundRatios = append(res.RoundRatios, zl.samples[k].Rate()/zk.samples[k].Rate())
-			}
-		}
-		if rawSerial > 0 {
+		res.RoundRatios = pairedRatios(zl.samples, zk.samples, (*Sample).Rate)
+		if rawSerial > 0 && !sc.Wire {
 			res.RawRatio = res.ZKLock.Rate / rawSerial
 			res.ZKLibRawRatio = res.ZKLib.Rate / rawSerial
-			serial := rawRuns[0].samples
-			for k := range min(len(zl.samples), len(serial)) {
-				if zl.samples[k] != nil && serial[k] != nil && serial[k].Rate() > 0 {
-					res.RawRoundRatios = append(res.RawRoundRatios, zl.samples[k].Rate()/serial[k].Rate())
-				}
-			}
+			res.RawRoundRatios = pairedRatios(zl.samples, rawRuns[0].samples, (*Sample).Rate)
 		}
 		res.Peers = peers.results(sc.Name, zl.samples)
-		res.Pass = len(res.ZKLock.Errors) == 0 && res.ZKLock.Rate > 0 && res.Ratio >= sc.Target &&
-			(sc.RawTarget == 0 || (rawSerial > 0 && res.RawRatio >= sc.RawTarget))
+		res.CPURoundRatios = pairedRatios(zl.samples, zk.samples, func(s *Sample) float64 { return float64(s.CPUPerOp()) })
+		res.CPURatio = median(res.CPURoundRatios)
+		res.CPUTarget = sc.CPUTarget
 		rep.Scenarios = append(rep.Scenarios, res)
+	}
+	if want("floor") {
+		rep.Floor = floorResult(floorRuns, scenarios, scRuns)
 	}
 	if want("waiters") {
 		rep.Memory = memoryResults(sides, memRuns, memErrs, cfg.Sizes.Waiters)
 	}
+	rep.judge()
 	rep.Elapsed = Duration(time.Since(start))
 	return rep, nil
 }
@@ -186,6 +195,37 @@ func warmUp(ctx context.Context, h *Harness, sides []Side, scenarios []Scenario,
 	return nil
 }
 
+// floorResult sums up the floor's runs (listed, notified) and compares
+// each side's ping-pong hand-offs with them, round by round.
+func floorResult(floor [2]runs, scenarios []Scenario, scRuns [][2]runs) *FloorResult {
+	res := &FloorResult{Listed: floor[0].result(), Notified: floor[1].result()}
+	i := slices.IndexFunc(scenarios, func(s Scenario) bool { return s.Name == "ping-pong" })
+	if i < 0 {
+		return res
+	}
+	p50 := func(s *Sample) float64 { return float64(s.Percentile(50)) }
+	for j, side := range []*FloorRatio{&res.ZKLock, &res.ZKLib} {
+		side.RoundRatios = pairedRatios(scRuns[i][j].samples, floor[0].samples, p50)
+		side.Ratio = median(side.RoundRatios)
+	}
+	return res
+}
+
+// pairedRatios returns f(a)/f(b) for the samples of each round that both
+// have, with f(b) > 0.
+func pairedRatios(a, b []*Sample, f func(*Sample) float64) []float64 {
+	var out []float64
+	for k := range min(len(a), len(b)) {
+		if a[k] == nil || b[k] == nil {
+			continue
+		}
+		if x, y := f(a[k]), f(b[k]); x > 0 && y > 0 {
+			out = append(out, x/y)
+		}
+	}
+	return out
+}
+
 // runs collects one side's samples of one scenario, a nil entry for each
 // failed round.
 type runs struct {
@@ -205,7 +245,7 @@ func (r *runs) add(s Sample, err error) {
 func (r *runs) result() SideResult {
 	res := SideResult{Errors: r.errs}
 	var p50, p99 []time.Duration
-	var walls []float64
+	var walls, cpus, wpr, rpo []float64
 	for _, s := range r.samples {
 		if s == nil {
 			continue
@@ -213,12 +253,23 @@ func (r *runs) result() SideResult {
 		if s.Wall > 0 {
 			walls = append(walls, s.WallRate())
 		}
+		if c := s.CPUPerOp(); c > 0 {
+			cpus = append(cpus, float64(c))
+			res.RoundCPUPerOp = append(res.RoundCPUPerOp, Duration(c))
+		}
+		if s.Requests > 0 {
+			wpr = append(wpr, s.WritesPerRequest())
+			rpo = append(rpo, s.RequestsPerOp())
+		}
 		res.Rates = append(res.Rates, s.Rate())
 		p50 = append(p50, s.Percentile(50))
 		p99 = append(p99, s.Percentile(99))
 	}
 	res.Rate = median(res.Rates)
 	res.WallRate = median(walls)
+	res.CPUPerOp = Duration(median(cpus))
+	res.WritesPerRequest = median(wpr)
+	res.RequestsPerOp = median(rpo)
 	res.P50 = Duration(medianDuration(p50))
 	res.P99 = Duration(medianDuration(p99))
 	return res
@@ -246,8 +297,7 @@ func memoryResults(sides []Side, runs [][]WaiterMemory, errs [][]string, waiters
 			zl.EnqueueRoundRatios = append(zl.EnqueueRoundRatios, float64(runs[0][k].Enqueue)/float64(e))
 		}
 	}
-	zl.Pass = zl.Pass && zk.Pass && zl.Error == "" && zl.Ratio > 0 && zl.Ratio <= MemoryTarget &&
-		zl.EnqueueRatio > 0 && zl.EnqueueRatio <= EnqueueTarget
+	zl.judge()
 	return out
 }
 

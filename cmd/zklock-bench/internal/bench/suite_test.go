@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,7 @@ import (
 // its whole protocol.
 func tiny() bench.Sizes {
 	return bench.Sizes{Uncontended: 10, PingPong: 6, Contenders: []int{3}, ContenderOps: 12,
-		QueueDepth: 12, DistinctLocks: 20, RawPairs: 10, RawParallel: 4, Waiters: 300}
+		QueueDepth: 12, DistinctLocks: 20, RawPairs: 10, RawParallel: 4, Floor: 5, LoneRequests: 10, Waiters: 300}
 }
 
 func testCtx(t *testing.T) context.Context {
@@ -59,7 +61,7 @@ func TestIntegration_Run(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12", "distinct-20", "fresh-20"}
+	names := []string{"uncontended", "ping-pong", "contenders-3", "queue-12", "distinct-20", "fresh-20", "acquire-all-20", "release-all-20", "lone-request"}
 	if len(rep.Scenarios) != len(names) {
 		t.Fatalf("got %d scenarios, want %v", len(rep.Scenarios), names)
 	}
@@ -74,9 +76,24 @@ func TestIntegration_Run(t *testing.T) {
 			if len(r.Rates) != 2 || r.Rate <= 0 || r.P50 <= 0 || r.P99 < r.P50 {
 				t.Errorf("%s %s: implausible result %+v", s.Name, side, r)
 			}
+			// The client's CPU is measured everywhere; its writes and the
+			// servers' requests wherever the harness does not talk to
+			// the servers during the clocked part (all but ping-pong).
+			if len(r.RoundCPUPerOp) != 2 || r.CPUPerOp <= 0 {
+				t.Errorf("%s %s: CPU per operation %v (rounds %v)", s.Name, side, r.CPUPerOp, r.RoundCPUPerOp)
+			}
+			if counted := s.Name != "ping-pong"; counted != (r.RequestsPerOp > 0 && r.WritesPerRequest > 0) {
+				t.Errorf("%s %s: %.2f requests/op, %.2f writes/request", s.Name, side, r.RequestsPerOp, r.WritesPerRequest)
+			}
 		}
-		if len(s.RoundRatios) != 2 || s.Ratio <= 0 || s.RawRatio <= 0 || s.ZKLibRawRatio <= 0 {
+		if len(s.RoundRatios) != 2 || s.Ratio <= 0 || len(s.CPURoundRatios) != 2 || s.CPURatio <= 0 {
 			t.Errorf("%s: ratios missing: %+v", s.Name, s)
+		}
+		if s.Wire != (s.Name == "lone-request") || (s.RawRatio > 0) == s.Wire || (s.ZKLibRawRatio > 0) == s.Wire {
+			t.Errorf("%s: raw ratios %v, %v with wire %v", s.Name, s.RawRatio, s.ZKLibRawRatio, s.Wire)
+		}
+		if (s.CPUTarget > 0) != (s.Name == "uncontended" || s.Name == "ping-pong" || strings.HasPrefix(s.Name, "contenders-")) {
+			t.Errorf("%s: CPU target %v", s.Name, s.CPUTarget)
 		}
 		if (s.ZKLock.WallRate > 0) != (s.Name == "ping-pong") {
 			t.Errorf("%s: wall rate %v", s.Name, s.ZKLock.WallRate)
@@ -84,6 +101,19 @@ func TestIntegration_Run(t *testing.T) {
 	}
 	if len(rep.Raw) != 2 || rep.Raw[0].Width != 1 || rep.Raw[1].Width != 4 || rep.Raw[0].Side.Rate <= 0 || rep.Raw[1].Side.Rate <= 0 {
 		t.Errorf("raw = %+v", rep.Raw)
+	}
+	// go-zookeeper writes each request with a write of its own.
+	for _, raw := range rep.Raw {
+		if raw.Side.WritesPerRequest < 1 || raw.Side.CPUPerOp <= 0 {
+			t.Errorf("raw %s: %.2f writes/request, CPU %v per pair", raw.Name, raw.Side.WritesPerRequest, raw.Side.CPUPerOp)
+		}
+	}
+	if f := rep.Floor; f == nil || f.Listed.Rate <= 0 || f.Notified.P50 <= 0 || f.Listed.P50 < f.Notified.P50 ||
+		f.Listed.CPUPerOp <= 0 || len(f.ZKLock.RoundRatios) != 2 || len(f.ZKLib.RoundRatios) != 2 || f.ZKLock.Ratio <= 0 {
+		t.Errorf("floor = %+v", f)
+	}
+	if m := rep.Machine; m.Cores != runtime.NumCPU() || (runtime.GOOS == "linux" && (m.CPU == "" || m.MemoryGiB <= 0 || m.LoadMin < 0 || m.LoadMax < m.LoadMin || len(m.LoadStart) != 3 || len(m.LoadEnd) != 3)) {
+		t.Errorf("machine = %+v", m)
 	}
 	if len(rep.Memory) != 2 || rep.Memory[0].Side != bench.NameZKLock || rep.Memory[1].Side != bench.NameZKLib {
 		t.Fatalf("memory = %+v", rep.Memory)
@@ -106,7 +136,7 @@ func TestIntegration_Run(t *testing.T) {
 
 	// Every run is logged, sides alternating who goes first.
 	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
-	if want := 2 * (2 + 2*len(names) + 2); len(lines) != want {
+	if want := 2 * (2 + 1 + 2*len(names) + 2); len(lines) != want {
 		t.Errorf("%d progress lines, want %d:\n%s", len(lines), want, progress.String())
 	}
 	first := func(round, scenario string) string {
@@ -126,7 +156,8 @@ func TestIntegration_Run(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range append(names, "zklock ops/s", "zk.Lock ops/s", "ratio", "zklock p50/p99",
-		"zk.Lock p50/p99", "target", "result", "raw Create", "memory per waiting lock") {
+		"zk.Lock p50/p99", "target", "result", "raw Create", "memory per waiting lock", "client CPU time per operation",
+		"write system calls", "against its floor") {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -205,11 +236,64 @@ func TestIntegration_Scenarios(t *testing.T) {
 			check("distinct", s, err, 18) // two batches of 9
 			s, err = bench.Fresh(ctx, h, side, 9, 2)
 			check("fresh", s, err, 18)
+			for _, phase := range []bench.Phase{bench.PhaseAcquire, bench.PhaseRelease} {
+				s, err = bench.HoldAll(ctx, h, side, 9, 2, phase)
+				check(fmt.Sprintf("hold-all, phase %d", phase), s, err, 18)
+			}
+			s, err = bench.LoneRequest(ctx, h, side, 10)
+			check("lone-request", s, err, 10)
+			if s.CPU <= 0 || s.Requests < 10 || s.Writes < s.Requests {
+				t.Errorf("lone-request: CPU %v, %d requests, %d writes", s.CPU, s.Requests, s.Writes)
+			}
 		})
 	}
 	s, err := bench.RawCreateDelete(ctx, h, 20, 4)
 	if err != nil || s.Ops != 20 || len(s.Latencies) != 20 {
 		t.Errorf("raw: %+v, %v", s, err)
+	}
+}
+
+// A span counts exactly the requests the servers received during it: ten
+// lone requests are ten requests, the four-letter words that count them
+// left out. A ping of an idle session may fall in a span (one every third
+// of its session timeout), so one try in three must be exact.
+func TestIntegration_RequestsCounted(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHarness(t)
+	var got []int64
+	for range 3 {
+		s, err := bench.LoneRequest(ctx, h, bench.GoZookeeper(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Requests == 10 && s.RequestsPerOp() == 1 {
+			return
+		}
+		got = append(got, s.Requests)
+	}
+	t.Errorf("10 requests counted as %v", got)
+}
+
+// The floor: every hand-off is timed from the delete call until the
+// notification arrived, and until the listing returned, later.
+func TestIntegration_HandOffFloor(t *testing.T) {
+	noLeaks(t)
+	ctx := testCtx(t)
+	h := newHarness(t)
+	listed, notified, err := bench.HandOffFloor(ctx, h, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listed.Ops != 6 || notified.Ops != 6 || len(listed.Latencies) != 6 || len(notified.Latencies) != 6 {
+		t.Fatalf("listed %+v, notified %+v", listed, notified)
+	}
+	for i := range 6 {
+		if n, l := notified.Latencies[i], listed.Latencies[i]; n <= 0 || l <= n {
+			t.Errorf("hand-off %d: notified after %v, listed after %v", i, n, l)
+		}
+	}
+	if listed.CPU <= 0 || notified.CPU != 0 || listed.Elapsed < notified.Elapsed {
+		t.Errorf("listed CPU %v, elapsed %v; notified CPU %v, elapsed %v", listed.CPU, listed.Elapsed, notified.CPU, notified.Elapsed)
 	}
 }
 

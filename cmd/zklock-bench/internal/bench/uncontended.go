@@ -1,42 +1,22 @@
 package bench
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // Uncontended runs n acquire+release cycles of one lock on one session of
 // side, one after another. Latencies are whole cycles. The queue znode
 // exists beforehand, as it does in steady use.
 func Uncontended(ctx context.Context, h *Harness, side Side, n int) (Sample, error) {
-	h.stopTimer()
-	defer h.startTimer()
-	root := h.newRoot("uncontended")
-	defer h.cleanup(root)
 	const res = "u"
-	if err := side.prepare(h, root, []string{res}); err != nil {
-		return Sample{}, err
-	}
-	s, err := side.open(ctx, h, root)
+	_, s, end, err := h.sessionRun(ctx, side, "uncontended", res)
 	if err != nil {
 		return Sample{}, err
 	}
-	defer s.close()
-	lat := make([]time.Duration, 0, n)
-	h.startTimer()
-	start := time.Now()
-	for range n {
-		t := time.Now()
+	defer end()
+	return h.serially(ctx, n, func() error {
 		unlock, err := s.lock(ctx, res)
 		if err != nil {
-			return Sample{}, err
+			return err
 		}
-		if err := unlock(ctx); err != nil {
-			return Sample{}, err
-		}
-		lat = append(lat, time.Since(t))
-	}
-	elapsed := time.Since(start)
-	h.stopTimer()
-	return Sample{Ops: n, Elapsed: elapsed, Latencies: lat}, nil
+		return unlock(ctx)
+	})
 }
