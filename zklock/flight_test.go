@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,9 +152,14 @@ func TestIntegration_FlightRecorderPausedHolder(t *testing.T) {
 		t.Fatalf("%d losses, %d clients; want 1 and 1:\n%s", len(doc.Losses), len(doc.Clients), b)
 	}
 	l, c := doc.Losses[0], doc.Clients[0]
-	if l.Resource != spec.Resource || l.Token != token || (l.Reason != "session_unverified" && l.Reason != "session_expired") ||
+	// The reason is whichever signal the resumed process handles first:
+	// its watchdog's passed deadline (session_unverified), the server's
+	// answer that the session expired, or, seen once in a CI rehearsal at
+	// load 12, its node found gone (node_deleted). Each is a loss the
+	// pause caused; the recording is what this test is about.
+	if l.Resource != spec.Resource || l.Token != token || !slices.Contains([]string{"session_unverified", "session_expired", "node_deleted"}, l.Reason) ||
 		len(l.Nodes) != 1 || !strings.HasPrefix(l.Nodes[0].Path, spec.Root+"/") || l.Nodes[0].Token != token {
-		t.Fatalf("loss %+v; want %s, token %d, a session loss, its node", l, spec.Resource, token)
+		t.Fatalf("loss %+v; want %s, token %d, a loss the pause caused, its node", l, spec.Resource, token)
 	}
 	if c.LastHeard == nil || c.LossDeadline == nil || c.LongestSilence == nil {
 		t.Fatalf("client: last heard %v, loss deadline %v, longest silence %v", c.LastHeard, c.LossDeadline, c.LongestSilence)
