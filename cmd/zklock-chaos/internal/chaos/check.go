@@ -138,19 +138,24 @@ type leaseRec struct {
 	// releaseLost: Release returned the lease's loss, so the loss came
 	// first even if the worker saw Done fire only after calling Release.
 	releaseLost bool
-	died        int64
-	writes      []storeWrite // its accepted writes, in the store's order
-	mode        string       // ModeExclusive, ModeRead, ...
-	limit       int          // a semaphore's
-	detail      string       // "try", "short", "load", "downgrade", "long"
-	began       int64        // when the acquire call began
-	from        int64        // ModeDowngrade: the op of the write lease it came from
-	nodes       []string     // the lease's lock nodes
-	released    string       // EvReleased outcome
-	releasedAt  int64        // EvReleased T
-	lostServer  int          // the member its session was on when told of its loss (1-based, 0 unknown)
-	requeued    bool         // its acquire queued again with a new node before it held
-	server      int          // the member its session was on when it acquired (1-based, 0 unknown)
+	// downgraded: the lease was given up by a Downgrade (its release
+	// event's detail), which ends the write lease at the call whatever
+	// the call returned: the loss Downgrade reports (downgrade-lost) is
+	// of the read lease it made, or came during the call.
+	downgraded bool
+	died       int64
+	writes     []storeWrite // its accepted writes, in the store's order
+	mode       string       // ModeExclusive, ModeRead, ...
+	limit      int          // a semaphore's
+	detail     string       // "try", "short", "load", "downgrade", "long"
+	began      int64        // when the acquire call began
+	from       int64        // ModeDowngrade: the op of the write lease it came from
+	nodes      []string     // the lease's lock nodes
+	released   string       // EvReleased outcome
+	releasedAt int64        // EvReleased T
+	lostServer int          // the member its session was on when told of its loss (1-based, 0 unknown)
+	requeued   bool         // its acquire queued again with a new node before it held
+	server     int          // the member its session was on when it acquired (1-based, 0 unknown)
 }
 
 // writer reports whether l excludes every other holder.
@@ -163,7 +168,7 @@ func (l *leaseRec) writer() bool {
 func (l *leaseRec) end() (int64, string) {
 	t, how := int64(0), "open"
 	release := l.release
-	if l.releaseLost && l.lost != 0 {
+	if l.releaseLost && l.lost != 0 && !l.downgraded {
 		release = 0
 	}
 	for _, c := range []struct {
@@ -360,6 +365,7 @@ func (c *checker) index() {
 			for _, pk := range keysOf(e) {
 				if l := c.leases[pk]; l != nil {
 					l.release = e.T
+					l.downgraded = e.Detail == "downgrade" || e.Detail == "downgrade-lost"
 				}
 			}
 		case EvReleased:

@@ -127,6 +127,29 @@ func TestCheckDowngradeGap(t *testing.T) {
 	wantViolations(t, chaos.Check(h.evs, params), chaos.VDowngradeGap)
 }
 
+// A Downgrade that gave the write lease up and then lost the read lease
+// it made (ErrLeaseLost, "downgrade-lost") ended the write lease at its
+// call, even when the loss reached the worker before the call returned: a
+// reader let in by the write node's delete, during the call, is no late
+// loss signal (the long run of 27 Nov, seed 1795818299634638510: proc 105's
+// downgrade on rw-0 took 6 s across an isolated leader, proc 102's reader
+// came in meanwhile). The same order of events after a plain Release is
+// one: that loss came before the call.
+func TestCheckLostDowngradeEndsAtTheCall(t *testing.T) {
+	run := func(detail string) *chaos.Report {
+		h := (&history{}).held(1, 1, "rw-0", chaos.ModeWrite, 0, 10, 0, 0, 1)
+		h.held(2, 1, "rw-0", chaos.ModeRead, 0, 12, 60, 90, 70)
+		// the worker hears of the loss (the lease's Done) before the call
+		// returns, so the loss comes first in the history
+		h.add(chaos.Event{Kind: chaos.EvLost, T: at(80), Proc: 1, Op: 1, Resource: "rw-0", Err: "lost: session_unverified"})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(50), Proc: 1, Op: 1, Resource: "rw-0", Mode: chaos.ModeWrite, Token: 10, Detail: detail})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(81), Proc: 1, Op: 1, Resource: "rw-0", Mode: chaos.ModeWrite, Token: 10, Outcome: "lost"})
+		return chaos.Check(h.evs, params)
+	}
+	wantViolations(t, run("downgrade-lost"))
+	wantViolations(t, run(""), chaos.VLateLoss)
+}
+
 // A holder whose node the operator deletes must stop holding within the
 // notice bound; the next holder, let in by the same deletion, is no double
 // grant, and the holder's late write, refused, is no violation either.
