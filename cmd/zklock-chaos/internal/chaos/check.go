@@ -221,6 +221,12 @@ type checker struct {
 	attempts []*attemptRec
 	// phases: when the load phase began and ended (0 if none)
 	loadFrom, loadTo int64
+	// loadStop: the wind-down, when the load phase's sessions stop. The
+	// campaign records load-end when its clock for the phase runs out,
+	// but the load runs on while the nemesis finishes its faults and the
+	// queue snapshots stop (3.7 minutes in the long run of 27 Nov): the
+	// hand-offs of that time are the load's.
+	loadStop int64
 	// touched: resources each process fault was felt on (liveness)
 	touched map[*faultRec][]string
 	// windDown: when the campaign stopped the faults and began to stop
@@ -292,6 +298,15 @@ func (c *checker) index() {
 	faults := map[int]*faultRec{}
 	died := c.died
 	pending := map[leaseKey]*attemptRec{}
+	loading := false
+	for _, e := range c.evs { // the phases first: the scan below asks them (phase)
+		if e.Kind == EvPhase && e.Detail == "load" {
+			loading = true
+		}
+		if e.Kind == EvPhase && e.Detail == "wind-down" && loading {
+			c.loadStop = e.T
+		}
+	}
 	for _, e := range c.evs {
 		c.lastT = max(c.lastT, e.T)
 		k := leaseKey{e.Proc, e.Op, e.Resource}

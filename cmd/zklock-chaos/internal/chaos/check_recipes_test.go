@@ -307,6 +307,41 @@ func TestCheckLivenessTargets(t *testing.T) {
 	wantViolations(t, chaos.Check(h.evs, params))
 }
 
+// The load phase lasts until the wind-down: its sessions run on after
+// the campaign records load-end, while the nemesis finishes and the
+// snapshots stop, and a hand-off of that time is the load's, not the main
+// phase's (the long run of 27 Nov: 84 of its 89 samples over a liveness
+// target came from that tail, reported as the main phase's).
+func TestCheckLoadPhaseRunsToTheWindDown(t *testing.T) {
+	phaseOf := func(events ...chaos.Event) string {
+		h := &history{}
+		h.add(chaos.Event{Kind: chaos.EvPhase, T: at(0), Detail: "main"})
+		for _, e := range events {
+			h.add(e)
+		}
+		h.held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 100, 3000)
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(2000), Proc: 2, Op: 1, Resource: "res-0", Deadline: at(20000)})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(4500), Proc: 2, Op: 1, Resource: "res-0", Token: 11})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(4600), Proc: 2, Op: 1, Resource: "res-0"})
+		h.add(chaos.Event{Kind: chaos.EvPhase, T: at(6000), Detail: "wind-down"})
+		r := chaos.Check(h.inTimeOrder().evs, params)
+		wantViolations(t, r, chaos.VLiveness, chaos.VLiveness) // the hand-off and the free slot, 1.5 s each
+		for _, f := range r.Liveness {
+			if f.Name == chaos.FigHandOff && f.N == 1 {
+				return f.Phase
+			}
+		}
+		t.Fatalf("no hand-off figure: %+v", r.Liveness)
+		return ""
+	}
+	if got := phaseOf(chaos.Event{Kind: chaos.EvPhase, T: at(50), Detail: "load"}, chaos.Event{Kind: chaos.EvPhase, T: at(2500), Detail: "load-end"}); got != "load" {
+		t.Errorf("a hand-off after load-end, before the wind-down: phase %q, want load", got)
+	}
+	if got := phaseOf(); got != "main" {
+		t.Errorf("a hand-off in a campaign without a load phase: phase %q, want main", got)
+	}
+}
+
 // A killed leader's successor must lead within zklock.LeaderGapBound of
 // the session timeout and tickTime on an ensemble (4.75 s for the
 // campaign's 3 s and 500 ms): a gap just inside passes, just outside fails.

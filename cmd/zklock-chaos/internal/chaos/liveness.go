@@ -128,7 +128,11 @@ func (fs *figures) limit(name, window string) float64 {
 }
 
 func (c *checker) phase(t int64) string {
-	if c.loadFrom != 0 && t >= c.loadFrom && (c.loadTo == 0 || t <= c.loadTo) {
+	to := c.loadTo
+	if c.loadStop != 0 {
+		to = c.loadStop
+	}
+	if c.loadFrom != 0 && t >= c.loadFrom && (to == 0 || t <= to) {
 		return "load"
 	}
 	return "main"
