@@ -26,13 +26,14 @@ func (c *checker) checkHandOffs() {
 				r.LaneHandOffs++
 			}
 			end, how := a.end()
+			margin := "" // the kind its loss margin was counted under
 			switch {
 			case how == "lost" && c.deletedBy(a, b.acquired) != nil:
 				// the operator's delete: its notice is checkOpDeletes' figure
 			case how == "lost":
-				kind := c.attribute(a)
+				margin = c.attribute(a)
 				m := float64(b.acquired-a.lost) / 1e6
-				r.addMargin(kind, m, c.sessionSurvived(a))
+				r.addMargin(margin, m, c.sessionSurvived(a))
 			case how == "died":
 				r.KillTakeover.add(float64(b.acquired-a.died) / 1e6)
 			}
@@ -44,6 +45,9 @@ func (c *checker) checkHandOffs() {
 			}
 			switch {
 			case c.excused(a, b.acquired, end):
+				if margin != "" {
+					r.excusedLoss(margin, c.sessionSurvived(a))
+				}
 			case how == "lost":
 				c.violation(VLateLoss, res, fmt.Sprintf("%v (token %#x) was told of its loss %.1f ms after %v (token %#x) acquired",
 					a.key, a.token, float64(a.lost-b.acquired)/1e6, b.key, b.token), a.acquired, max(a.lost, b.acquired), a.key, b.key)

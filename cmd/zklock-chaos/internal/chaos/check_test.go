@@ -164,7 +164,7 @@ func TestCheckPausedHolderFenced(t *testing.T) {
 	r.Campaign, r.Targets.Acquisitions, r.Targets.FaultsPerKind = "synthetic", 2, 1
 	var b bytes.Buffer
 	r.WriteTable(&b)
-	for _, want := range []string{"| stale writes rejected by fencing | 1 (1 paused, 0 after loss, 0 after an operator's delete) |", "| pause | 1 | 0 | -1502 |", "PASS"} {
+	for _, want := range []string{"| stale writes rejected by fencing | 1 (1 paused, 0 after loss, 0 after an operator's delete) |", "| pause | 1 | 0 | 1 | -1502 |", "PASS"} {
 		if !strings.Contains(b.String(), want) {
 			t.Fatalf("table lacks %q:\n%s", want, b.String())
 		}
