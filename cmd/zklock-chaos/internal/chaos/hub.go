@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"sync"
 	"time"
 )
@@ -58,8 +59,9 @@ func writeID(proc int, n int64) int64 { return int64(proc)<<32 | n }
 
 // holding is a lease the nemesis may aim at.
 type holding struct {
-	long bool
-	mode string // its recipe (recipeOf)
+	long  bool
+	mode  string   // its recipe (recipeOf)
+	nodes []string // its lock nodes, as the worker reported them
 }
 
 // writeResponse is the store's verdict.
@@ -188,7 +190,7 @@ func (h *hub) recordLocked(e Event) Event {
 		if h.holding[e.Proc] == nil {
 			h.holding[e.Proc] = map[int64]holding{}
 		}
-		h.holding[e.Proc][e.Op] = holding{long: e.Detail == "long", mode: recipeOf(e.Mode, e.Detail)}
+		h.holding[e.Proc][e.Op] = holding{long: e.Detail == "long", mode: recipeOf(e.Mode, e.Detail), nodes: e.Nodes}
 	case EvLost, EvRelease:
 		delete(h.holding[e.Proc], e.Op)
 	case EvDied:
@@ -223,6 +225,23 @@ func (h *hub) holders(mode string) (all, long []int) {
 		}
 	}
 	return all, long
+}
+
+// held reports whether a worker reported holding a lease on node and has
+// not reported its end. A node a listing shows behind the first is not
+// always a waiter's: a semaphore's second permit, a read behind a read,
+// or a node granted since the listing hold too.
+func (h *hub) held(node string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, ops := range h.holding {
+		for _, l := range ops {
+			if slices.Contains(l.nodes, node) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type requeueKey struct {

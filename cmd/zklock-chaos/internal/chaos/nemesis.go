@@ -100,6 +100,9 @@ type nemesis struct {
 	// quietUntil: no lane starts a fault before it (a quiet period, for
 	// the liveness figures outside fault windows)
 	quietUntil atomic.Int64
+	// requeueHit: the operator has deleted a re-queued lease's node
+	// (issue #18's sequence); until then it prefers waiters' nodes
+	requeueHit atomic.Bool
 
 	mu     sync.Mutex
 	counts map[FaultKind]int

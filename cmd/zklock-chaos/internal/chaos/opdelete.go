@@ -3,6 +3,7 @@ package chaos
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path"
 	"slices"
@@ -14,11 +15,13 @@ import (
 
 // opDelete is the operator's fault: delete one lock node from the
 // operator's own session, aiming at the recipe hit least so far. Half the
-// time the node is the first in its queue (a holder's), half the time a
-// later one (a waiter's; mostly the next in line). After deleting a waiter's node it watches, for
-// up to two session timeouts, for the same session to hold the same queue
-// with a new node, and deletes that one too ("requeued-holder"): a waiter
-// that queued again must watch its new node like any other.
+// time the node is a holder's (the first in its queue), half the time a
+// waiter's (mostly the next in line), and every time a waiter's until the
+// operator has once deleted a re-queued lease's node while it held. After
+// deleting a waiter's node it watches, for up to three session timeouts,
+// for the same session to hold the same queue with a new node, and
+// deletes that one too ("requeued-holder"): a waiter that queued again
+// must watch its new node like any other (issue #18).
 func (n *nemesis) opDelete(rng *rand.Rand) {
 	if n.conn == nil {
 		return
@@ -27,6 +30,12 @@ func (n *nemesis) opDelete(rng *rand.Rand) {
 	queues, err := n.queues()
 	if err != nil || len(queues) == 0 {
 		return
+	}
+	if rng.IntN(2) == 0 || !n.requeueHit.Load() {
+		if q, victim := n.pickWaiter(queues, recipe, rng); victim != "" {
+			n.deleteWaiter(q, victim)
+			return
+		}
 	}
 	var names []string
 	for q := range queues {
@@ -46,37 +55,75 @@ func (n *nemesis) opDelete(rng *rand.Rand) {
 	}
 	slices.Sort(names)
 	q := names[rng.IntN(len(names))]
-	kids := queues[q]
-	role, i := "holder", 0
-	if len(kids) > 1 && rng.IntN(2) == 0 {
-		// Mostly the next in line: it may be watching its own node for a
-		// hand-off, state that must not outlive the node.
-		role, i = "waiter", 1
-		if rng.IntN(4) == 0 {
-			i = 1 + rng.IntN(len(kids)-1)
+	n.deleteNode(q+"/"+queues[q][0], "holder", recipeOfResource(path.Base(q)))
+}
+
+// pickWaiter returns a queue of recipe (of any recipe but the load phase's
+// if recipe has none) and a node in it that waits: behind the first, and
+// not one a worker reports holding. Mostly the next in line: it may be
+// watching its own node for a hand-off, state that must not outlive the
+// node.
+func (n *nemesis) pickWaiter(queues map[string][]string, recipe string, rng *rand.Rand) (queue, node string) {
+	waiting := map[string][]string{}
+	for q, kids := range queues {
+		if recipeOfResource(path.Base(q)) == RecipeLoad {
+			continue
+		}
+		for _, k := range kids[min(1, len(kids)):] {
+			if !n.hub.held(q + "/" + k) {
+				waiting[q] = append(waiting[q], k)
+			}
 		}
 	}
-	victim := q + "/" + kids[i]
-	owner := n.deleteNode(victim, role, recipeOfResource(path.Base(q)))
-	if role != "waiter" || owner == 0 {
+	var names []string
+	for q := range waiting {
+		if recipeOfResource(path.Base(q)) == recipe {
+			names = append(names, q)
+		}
+	}
+	if len(names) == 0 {
+		names = slices.Collect(maps.Keys(waiting))
+	}
+	if len(names) == 0 {
+		return "", ""
+	}
+	slices.Sort(names)
+	q := names[rng.IntN(len(names))]
+	ws := waiting[q]
+	i := 0
+	if rng.IntN(4) == 0 {
+		i = rng.IntN(len(ws))
+	}
+	return q, q + "/" + ws[i]
+}
+
+// deleteWaiter deletes victim, a waiter's node in queue q, unless a worker
+// reported holding it since the listing; then, once the waiter's worker
+// reports holding a lease of that session on that queue whose acquire
+// queued again, deletes that lease's node too.
+func (n *nemesis) deleteWaiter(q, victim string) {
+	if n.hub.held(victim) {
+		return // granted since the listing: not a waiter's any more
+	}
+	owner := n.deleteNode(victim, "waiter", recipeOfResource(path.Base(q)))
+	if owner == 0 {
 		return
 	}
-	// The waiter queues again; once its worker reports holding a lease
-	// of that session on that queue whose acquire queued again, delete its
-	// node too.
 	since := time.Now().UnixNano()
 	deadline := time.Now().Add(3 * n.session)
 	for time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 		if node := n.hub.requeuedSince(owner, path.Base(q), since); node != "" {
-			n.deleteNode(node, "requeued-holder", recipeOfResource(path.Base(q)))
+			if n.deleteNode(node, "requeued-holder", recipeOfResource(path.Base(q))) != 0 {
+				n.requeueHit.Store(true)
+			}
 			return
 		}
 	}
 }
 
 // deleteNode deletes p and records the fault; it returns p's owner
-// session, 0 if the node was gone already.
+// session, 0 if the node was gone already or the delete failed.
 func (n *nemesis) deleteNode(p, role, recipe string) int64 {
 	ok, st, err := n.conn.Exists(p)
 	if err != nil || !ok {
@@ -84,14 +131,18 @@ func (n *nemesis) deleteNode(p, role, recipe string) int64 {
 	}
 	id := n.beginEvent(Event{Fault: string(FaultOpDelete), Target: p, Resource: path.Base(path.Dir(p)), Session: st.EphemeralOwner,
 		Mode: recipe, Detail: role})
+	err = n.conn.Delete(p, -1)
 	detail := ""
-	if err := n.conn.Delete(p, -1); err != nil {
+	if err != nil {
 		detail = "error: " + err.Error()
 		if errors.Is(err, zk.ErrNoNode) {
 			detail = "gone already"
 		}
 	}
 	n.end(id, detail)
+	if err != nil {
+		return 0
+	}
 	return st.EphemeralOwner
 }
 
