@@ -143,29 +143,36 @@ func (ln *lane) acquire(ctx context.Context, a attempt) *held {
 		err       error
 	}
 	ch := make(chan result, 1)
+	returned := make(chan struct{})
 	go func() {
 		began := time.Now()
 		l, err := a.acquire(actx)
+		var ended []*heldLease
 		if err == nil {
 			// A lane of this process that held the resource before us and
 			// lost it was told (its Done closed) before we got the lock:
-			// stamp that loss now, before our acquire, rather than
-			// whenever its own watcher goroutine runs.
-			for _, r := range partsOf(a) {
-				w.reportLosses(r)
-			}
+			// stamp that loss now, before our acquire is stamped, rather
+			// than whenever its own watcher goroutine runs.
+			ended = w.endedOn(partsOf(a))
 		}
-		ch <- result{l, began, time.Now(), err}
+		at := time.Now()
+		close(returned)
+		// The losses go out before our EvAcquired (the lane sends it once
+		// we are done); sending them may wait for the hub, which delays
+		// neither stamp.
+		for _, h := range ended {
+			w.reportLoss(h)
+		}
+		ch <- result{l, began, at, err}
 	}()
-	var res result
 	hang := time.NewTimer(time.Until(deadline) + w.spec.HangGrace)
 	select {
-	case res = <-ch:
+	case <-returned:
 		hang.Stop()
 	case <-hang.C:
 		w.send(Event{Kind: EvHung, Op: a.op, Resource: a.resource, Mode: a.mode, Deadline: deadline.UnixNano(), Detail: a.kind})
-		res = <-ch
 	}
+	res := <-ch
 	if res.err != nil {
 		w.send(Event{Kind: EvAcquireFailed, T: res.at.UnixNano(), Began: res.began.UnixNano(), Op: a.op, Resource: a.resource,
 			Mode: a.mode, Limit: a.limit, Deadline: deadline.UnixNano(), Outcome: outcome(res.err), Err: res.err.Error(), Detail: a.kind})

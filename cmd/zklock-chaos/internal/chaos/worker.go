@@ -95,8 +95,16 @@ type heldLease struct {
 	l         *zklock.Lease
 	op, tok   int64
 	resource  string
+	seenOnce  sync.Once
+	seen      int64 // when a lane first saw the lease ended (its Done closed)
 	once      sync.Once
 	announced chan struct{}
+}
+
+// ended stamps, once, when a lane first saw h's lease ended: the time its
+// loss is reported at, however long the report then takes to send.
+func (h *heldLease) ended() {
+	h.seenOnce.Do(func() { h.seen = time.Now().UnixNano() })
 }
 
 // lane is one acquire loop of a worker, running one recipe.
@@ -300,33 +308,37 @@ func (w *worker) untrack(h *heldLease) {
 	w.mu.Unlock()
 }
 
-// reportLosses reports, once each, the losses of the lanes' leases on r
-// whose Done is closed.
-func (w *worker) reportLosses(r string) {
+// endedOn returns the lanes' leases on the resources rs whose Done is
+// closed, each stamped as seen ended now (unless seen before).
+func (w *worker) endedOn(rs []string) []*heldLease {
 	w.mu.Lock()
 	var ended []*heldLease
-	for h := range w.held[r] {
-		select {
-		case <-h.l.Done():
-			ended = append(ended, h)
-		default:
+	for _, r := range rs {
+		for h := range w.held[r] {
+			select {
+			case <-h.l.Done():
+				ended = append(ended, h)
+			default:
+			}
 		}
 	}
 	w.mu.Unlock()
 	for _, h := range ended {
-		w.reportLoss(h)
+		h.ended()
 	}
+	return ended
 }
 
-// reportLoss sends EvLost for h, once, if its lease was lost; T is when
-// the first caller saw it ended. It is sent after h's EvAcquired, which
-// the checker must have read first.
+// reportLoss sends EvLost for h, once, if its lease was lost; T is when a
+// lane first saw it ended (heldLease.ended), not when the report goes out:
+// sending waits for the hub, which may be slow. It is sent after h's
+// EvAcquired, which the checker must have read first.
 func (w *worker) reportLoss(h *heldLease) {
+	h.ended()
 	h.once.Do(func() {
-		at := time.Now().UnixNano()
 		<-h.announced
 		if err := h.l.Err(); errors.Is(err, zklock.ErrLeaseLost) {
-			w.send(Event{Kind: EvLost, T: at, Op: h.op, Resource: h.resource, Token: h.tok, Err: err.Error()})
+			w.send(Event{Kind: EvLost, T: h.seen, Op: h.op, Resource: h.resource, Token: h.tok, Err: err.Error()})
 		}
 	})
 }
