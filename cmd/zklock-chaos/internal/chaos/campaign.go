@@ -230,7 +230,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	h.record(Event{Kind: EvNote, Detail: "campaign end"})
 
-	rep := Check(h.history(), Params{SessionTimeout: cfg.SessionTimeout, TickTime: cfg.TickTime, HangGrace: cfg.HangGrace, Store: cfg.Store})
+	evs, err := h.readHistory()
+	if err != nil {
+		return nil, err
+	}
+	rep := Check(evs, Params{SessionTimeout: cfg.SessionTimeout, TickTime: cfg.TickTime, HangGrace: cfg.HangGrace, Store: cfg.Store})
 	rep.Campaign, rep.Workers, rep.Resources, rep.Lanes = cfg.Name, cfg.Workers, cfg.Resources, cfg.Lanes
 	rep.SessionTimeoutMS = cfg.SessionTimeout.Milliseconds()
 	rep.StoreKind = cfg.Store
@@ -240,7 +244,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := writeReport(dir, rep); err != nil {
 		return rep, err
 	}
-	progress("done in %s: pass=%t", time.Since(started).Round(time.Second), rep.Pass)
+	progress("done in %s: pass=%t (the history file's slowest write took %v)", time.Since(started).Round(time.Second), rep.Pass,
+		h.file.Slowest().Round(time.Millisecond))
 	return rep, nil
 }
 
@@ -290,12 +295,7 @@ func (n *nemesis) snapshot() map[FaultKind]int {
 func waitStarted(h *hub, n int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		started := 0
-		for _, e := range h.history() {
-			if e.Kind == EvStart {
-				started++
-			}
-		}
+		started := h.startedCount()
 		if started >= n {
 			return nil
 		}

@@ -44,3 +44,13 @@ func makeLockNode(t *testing.T, addr string) (*zk.Conn, string) {
 	}
 	return conn, node
 }
+
+// history returns the events h recorded so far; it panics if the history
+// file cannot be read back.
+func (h *hub) history() []Event {
+	evs, err := h.readHistory()
+	if err != nil {
+		panic(err)
+	}
+	return evs
+}

@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,17 +17,21 @@ import (
 // write to (per resource it keeps the largest token seen and refuses any
 // lower one) and the recorder of the history: every event, from workers,
 // the store and the nemesis, gets its sequence number here, under one lock,
-// so the history's order is the store's order.
+// so the history's order is the store's order. The history goes to its file
+// only, written from a goroutine of its own (historyFile). In the
+// ZooKeeper-store long run of 27 November the hub took no event for 9 s
+// while the campaign process ran (its stall watch saw no stop): it kept
+// the history in memory as well, a million events and a heap of about a
+// gigabyte, which grew by copying the whole slice under the hub's lock,
+// and it wrote the file under that lock too.
 type hub struct {
 	srv *http.Server
 	ln  net.Listener
 
 	mu      sync.Mutex
 	seq     int64
-	events  []Event
-	out     *bufio.Writer
-	file    *os.File
-	werr    error
+	path    string // of the history file
+	file    *historyFile
 	store   Store                     // the store in memory, or
 	db      *sqlStore                 // the store in a database that the hub writes for the workers (SQLite)
 	holding map[int]map[int64]holding // proc -> op, for leases not yet ended
@@ -81,7 +84,7 @@ func newHub(historyPath string) (*hub, error) {
 		f.Close()
 		return nil, err
 	}
-	h := &hub{ln: ln, file: f, out: bufio.NewWriterSize(f, 1<<16), store: newMemStore(),
+	h := &hub{ln: ln, path: historyPath, file: newHistoryFile(f), store: newMemStore(),
 		holding: map[int]map[int64]holding{}, server: map[int]int{}, quiet: map[int]int64{}, started: map[int]bool{},
 		requeued: map[requeueKey]requeuedLease{}}
 	mux := http.NewServeMux()
@@ -168,12 +171,8 @@ func (h *hub) recordLocked(e Event) Event {
 	}
 	h.seq++
 	e.Seq = h.seq
-	h.events = append(h.events, e)
-	if h.werr == nil {
-		b, _ := json.Marshal(e)
-		b = append(b, '\n')
-		_, h.werr = h.out.Write(b)
-	}
+	b, _ := json.Marshal(e)
+	h.file.add(append(b, '\n'))
 	if e.Server != 0 && e.Proc != 0 {
 		h.server[e.Proc] = e.Server
 	}
@@ -295,6 +294,13 @@ func (h *hub) quiesced() map[int]int64 {
 	return m
 }
 
+// startedCount returns how many workers reported start.
+func (h *hub) startedCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.started)
+}
+
 // hasStarted reports whether worker proc has reported start.
 func (h *hub) hasStarted(proc int) bool {
 	h.mu.Lock()
@@ -302,20 +308,22 @@ func (h *hub) hasStarted(proc int) bool {
 	return h.started[proc]
 }
 
-// history returns a copy of the events recorded so far.
-func (h *hub) history() []Event {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]Event(nil), h.events...)
+// readHistory returns the events recorded so far, read back from the
+// history file.
+func (h *hub) readHistory() ([]Event, error) {
+	if err := h.file.Sync(); err != nil {
+		return nil, err
+	}
+	return ReadHistoryFile(h.path)
 }
 
-// Close stops the server and flushes the history file.
+// Close stops the server and writes the rest of the history file.
 func (h *hub) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := h.srv.Shutdown(ctx)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	err = errors.Join(err, h.werr, h.out.Flush(), h.file.Close())
-	return err
+	_, ferr := h.file.Close()
+	return errors.Join(err, ferr)
 }
