@@ -284,6 +284,7 @@ func Check(events []Event, p Params) *Report {
 	c.checkDowngrades()
 	c.checkOpDeletes()
 	c.checkAcquires()
+	c.reportDelays()
 	c.checkMisc()
 	c.checkPhantoms()
 	c.checkStoreHistory()
@@ -491,6 +492,17 @@ func (c *checker) pausedDuring(proc int, from, to int64) bool {
 		}
 	}
 	return false
+}
+
+// reportDelays measures how long workers' reports took to reach the
+// hub's record, over the events stamped as they are sent (an acquire's
+// start, the lock nodes a worker reports every second).
+func (c *checker) reportDelays() {
+	for _, e := range c.evs {
+		if (e.Kind == EvAcquire || e.Kind == EvLocal) && e.Proc != 0 && e.T != 0 && e.Recv >= e.T {
+			c.rep.ReportDelay.add(float64(e.Recv-e.T)/1e6, "", e.T, e.Recv, "")
+		}
+	}
 }
 
 // checkAcquires finds acquires that hung past their deadline.

@@ -109,6 +109,10 @@ type Event struct {
 	// order: 1, 2, ... (the version of the resource's register row that
 	// its transaction wrote).
 	Order int64 `json:"n,omitempty"`
+	// Recv is when the hub recorded the event (T is when it happened,
+	// stamped by its sender): a worker's reports wait for the hub, and
+	// Recv-T shows how long.
+	Recv int64 `json:"recv,omitempty"`
 }
 
 // Time returns T as a time.Time.

@@ -166,8 +166,9 @@ func (h *hub) record(e Event) Event {
 }
 
 func (h *hub) recordLocked(e Event) Event {
+	e.Recv = time.Now().UnixNano()
 	if e.T == 0 {
-		e.T = time.Now().UnixNano()
+		e.T = e.Recv
 	}
 	h.seq++
 	e.Seq = h.seq

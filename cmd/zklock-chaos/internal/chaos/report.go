@@ -116,6 +116,11 @@ type Report struct {
 	// 0), which stop every worker's traffic to the ensemble and the store
 	// in memory: felt by everyone.
 	CampaignStalls Figure `json:"campaign_stalls"`
+	// ReportDelay: from a worker's stamp on an event to the hub's record
+	// of it (Event.Recv), over every worker event that has both. The
+	// workers' lanes wait for the hub as they report: a slow hub holds
+	// them up, and their stamps no longer tell when they acted.
+	ReportDelay Figure `json:"report_delay"`
 	// Load: the load phase's size, read from the history.
 	Load                LoadStats `json:"load"`
 	RejectedGoodStand   int       `json:"rejected_in_good_standing"`
@@ -307,6 +312,7 @@ func (r *Report) finish() {
 	r.WriteLatency.finish()
 	r.Stalls.finish()
 	r.CampaignStalls.finish()
+	r.ReportDelay.finish()
 	for _, v := range r.Violations {
 		switch v.Kind {
 		case VSharedOverlap:
@@ -442,6 +448,9 @@ func (r *Report) WriteTable(w io.Writer) {
 		cstalls = fmt.Sprintf("%d (p50 %.0f ms, longest %.0f ms)", st.N, st.P50MS, st.MaxMS)
 	}
 	row("campaign stalls: its proxies and store not running, felt by every worker", cstalls, "—")
+	if d := r.ReportDelay; d.N > 0 {
+		row("worker reports: stamp → recorded by the hub", fmt.Sprintf("p50 %.1f ms, p99 %.0f ms, max %.0f ms (n=%d)", d.P50MS, d.P99MS, d.MaxMS, d.N), "—")
+	}
 	row("orphan lock znodes after the run", fmt.Sprint(r.Orphans), "0")
 	row("acquires hung past their deadline", fmt.Sprintf("%d (max overrun %.0f ms)", r.HungAcquires, r.MaxAcquireOverrunMS), "0")
 	row("worker crashes", fmt.Sprint(r.WorkerCrashes), "0")

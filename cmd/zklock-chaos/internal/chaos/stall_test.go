@@ -113,3 +113,17 @@ func TestCheckWriteInTransitAcrossLoss(t *testing.T) {
 	}
 	wantViolations(t, run(1700), chaos.VGoodStanding, chaos.VLateLoss)
 }
+
+// The report shows how long workers' reports took to reach the hub (an
+// acquire's start and the every-second EvLocal, stamped as sent): a hub
+// that takes no events for seconds holds every lane up while it reports.
+func TestCheckReportDelay(t *testing.T) {
+	h := semWaitHistory()
+	h.add(chaos.Event{Kind: chaos.EvLocal, T: at(100), Recv: at(102), Proc: 9})
+	h.add(chaos.Event{Kind: chaos.EvLocal, T: at(200), Recv: at(9200), Proc: 9})
+	h.add(chaos.Event{Kind: chaos.EvLocal, T: at(300), Recv: at(301)}) // the campaign's own: not a worker's report
+	r := chaos.Check(h.evs, params)
+	if d := r.ReportDelay; d.N != 2 || d.MaxMS != 9000 {
+		t.Fatalf("report delay %+v; want 2 samples, the longest 9000 ms", d)
+	}
+}
