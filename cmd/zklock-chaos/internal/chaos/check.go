@@ -496,11 +496,15 @@ func (c *checker) pausedDuring(proc int, from, to int64) bool {
 
 // reportDelays measures how long workers' reports took to reach the
 // hub's record, over the events stamped as they are sent (an acquire's
-// start, the lock nodes a worker reports every second).
+// start, the lock nodes a worker reports every second), and how long their
+// goroutines waited to run (EvLocal's Sched).
 func (c *checker) reportDelays() {
 	for _, e := range c.evs {
 		if (e.Kind == EvAcquire || e.Kind == EvLocal) && e.Proc != 0 && e.T != 0 && e.Recv >= e.T {
 			c.rep.ReportDelay.add(float64(e.Recv-e.T)/1e6, "", e.T, e.Recv, "")
+		}
+		if e.Kind == EvLocal && e.Proc != 0 && e.Sched > 0 {
+			c.rep.SchedWait.add(float64(e.Sched)/1e6, "", e.T, e.T, "")
 		}
 	}
 }

@@ -113,6 +113,10 @@ type Event struct {
 	// stamped by its sender): a worker's reports wait for the hub, and
 	// Recv-T shows how long.
 	Recv int64 `json:"recv,omitempty"`
+	// Sched (EvLocal) is the longest any of the worker's goroutines
+	// waited to run, once runnable, since its last EvLocal: the lower
+	// bound of the Go runtime's histogram bucket, in nanoseconds.
+	Sched int64 `json:"sched,omitempty"`
 }
 
 // Time returns T as a time.Time.

@@ -121,6 +121,9 @@ type Report struct {
 	// workers' lanes wait for the hub as they report: a slow hub holds
 	// them up, and their stamps no longer tell when they acted.
 	ReportDelay Figure `json:"report_delay"`
+	// SchedWait: per worker and second (EvLocal), the longest any of its
+	// goroutines waited to run once runnable.
+	SchedWait Figure `json:"sched_wait"`
 	// Load: the load phase's size, read from the history.
 	Load                LoadStats `json:"load"`
 	RejectedGoodStand   int       `json:"rejected_in_good_standing"`
@@ -313,6 +316,7 @@ func (r *Report) finish() {
 	r.Stalls.finish()
 	r.CampaignStalls.finish()
 	r.ReportDelay.finish()
+	r.SchedWait.finish()
 	for _, v := range r.Violations {
 		switch v.Kind {
 		case VSharedOverlap:
@@ -450,6 +454,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("campaign stalls: its proxies and store not running, felt by every worker", cstalls, "—")
 	if d := r.ReportDelay; d.N > 0 {
 		row("worker reports: stamp → recorded by the hub", fmt.Sprintf("p50 %.1f ms, p99 %.0f ms, max %.0f ms (n=%d)", d.P50MS, d.P99MS, d.MaxMS, d.N), "—")
+	}
+	if d := r.SchedWait; d.N > 0 {
+		row("worker goroutines' longest wait to run, per second", fmt.Sprintf("p50 %.1f ms, p99 %.0f ms, max %.0f ms (n=%d)", d.P50MS, d.P99MS, d.MaxMS, d.N), "—")
 	}
 	row("orphan lock znodes after the run", fmt.Sprint(r.Orphans), "0")
 	row("acquires hung past their deadline", fmt.Sprintf("%d (max overrun %.0f ms)", r.HungAcquires, r.MaxAcquireOverrunMS), "0")

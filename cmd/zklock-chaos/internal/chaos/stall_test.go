@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
@@ -120,10 +121,13 @@ func TestCheckWriteInTransitAcrossLoss(t *testing.T) {
 func TestCheckReportDelay(t *testing.T) {
 	h := semWaitHistory()
 	h.add(chaos.Event{Kind: chaos.EvLocal, T: at(100), Recv: at(102), Proc: 9})
-	h.add(chaos.Event{Kind: chaos.EvLocal, T: at(200), Recv: at(9200), Proc: 9})
+	h.add(chaos.Event{Kind: chaos.EvLocal, T: at(200), Recv: at(9200), Proc: 9, Sched: int64(390 * time.Millisecond)})
 	h.add(chaos.Event{Kind: chaos.EvLocal, T: at(300), Recv: at(301)}) // the campaign's own: not a worker's report
 	r := chaos.Check(h.evs, params)
 	if d := r.ReportDelay; d.N != 2 || d.MaxMS != 9000 {
 		t.Fatalf("report delay %+v; want 2 samples, the longest 9000 ms", d)
+	}
+	if d := r.SchedWait; d.N != 1 || d.MaxMS != 390 {
+		t.Fatalf("wait to run %+v; want the one sample, 390 ms", d)
 	}
 }

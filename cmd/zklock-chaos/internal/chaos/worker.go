@@ -251,6 +251,7 @@ func (w *worker) reportLocal(period time.Duration) (stop func()) {
 		defer close(done)
 		t := time.NewTicker(period)
 		defer t.Stop()
+		sched := newSchedWatch()
 		for {
 			select {
 			case <-quit:
@@ -258,6 +259,7 @@ func (w *worker) reportLocal(period time.Duration) (stop func()) {
 			case <-t.C:
 			}
 			if e, ok := w.localNodes(); ok {
+				e.Sched = int64(sched.longest())
 				w.send(e)
 			}
 		}
