@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,11 +27,7 @@ func TestIntegration_DowngradeLaneRecordsALostDowngradeAtTheCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startHub(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, err := zklock.Connect(ctx, []string{p.Addr()}, zklock.WithRoot("/root"), zklock.WithSessionTimeout(sessionTimeout))

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,6 +18,18 @@ func startServer(t *testing.T) *zktest.Server {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// startHub starts a hub writing its history to a temporary directory,
+// closed when the test ends.
+func startHub(t *testing.T) *hub {
+	t.Helper()
+	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
 }
 
 // makeLockNode connects to addr and makes /root/res-0 with one lock node

@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 // node granted since the listing are holders; the CI run of 28 November
 // deleted five such "waiters" and never exercised issue #18's sequence.
 func TestPickWaiterSkipsHolders(t *testing.T) {
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
+	h := startHub(t)
 	n := &nemesis{hub: h}
 	const root = "/r"
 	queues := map[string][]string{

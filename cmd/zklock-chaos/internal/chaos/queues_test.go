@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,11 +37,7 @@ func waitFor(t *testing.T, h *hub, kind string, ok func(Event) bool) {
 // stopped.
 func TestIntegration_SnapshotQueues(t *testing.T) {
 	s := startServer(t)
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startHub(t)
 	stop := snapshotQueues([]string{s.Addr()}, "/root", h, 50*time.Millisecond)
 	stopped := false
 	defer func() {
@@ -79,11 +74,7 @@ func TestIntegration_SnapshotQueues(t *testing.T) {
 // stands for two members, and both take their turns.
 func TestIntegration_SnapshotQueuesEveryMember(t *testing.T) {
 	s := startServer(t)
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startHub(t)
 	stop := snapshotQueues([]string{s.Addr(), s.Addr()}, "/root", h, 50*time.Millisecond)
 	defer stop()
 	waitFor(t, h, EvQueues, func(e Event) bool { return e.Server == 1 })

@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -14,11 +13,7 @@ import (
 // (5f9d0d3, a CI smoke run). A sleep stands in for a worker that has not
 // reported start: SIGUSR1 would kill it too.
 func TestQuiesceSignalsOnlyStartedWorkers(t *testing.T) {
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startHub(t)
 	cmd := exec.Command("sleep", "60")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

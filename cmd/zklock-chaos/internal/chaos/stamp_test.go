@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,11 +43,7 @@ func (g *gatedLosses) RoundTrip(r *http.Request) (*http.Response, error) {
 // acquire was stamped 5.5 s past its deadline that way, and reported hung.
 func TestIntegration_AcquireStampedWhenItReturned(t *testing.T) {
 	s := startServer(t)
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startHub(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, err := zklock.Connect(ctx, []string{s.Addr()}, zklock.WithRoot("/root"), zklock.WithSessionTimeout(4*time.Second))

@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -49,11 +48,7 @@ func TestWholeLog(t *testing.T) {
 // as NoteStoreInconsistent, then NoteStoreRead; a read-back that failed is
 // NoteStoreUnread alone.
 func TestRecordReadBack(t *testing.T) {
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startHub(t)
 	rows := []Event{logRow("a", 1, 10), logRow("a", 3, 12)}
 	recordReadBack(h, StoreSQLite, rows, wholeLog(rows, map[string]storeRegister{"a": {N: 3, Token: 12, WriteID: writeID(1, 12)}}), nil)
 	recordReadBack(h, StoreSQLite, nil, nil, errors.New("no quorum"))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -16,11 +15,7 @@ import (
 // goroutine that sends nothing once stopped.
 func TestIntegration_ReportLocal(t *testing.T) {
 	s := startServer(t)
-	h, err := newHub(filepath.Join(t.TempDir(), "history.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startHub(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := zklock.Connect(ctx, []string{s.Addr()}, zklock.WithRoot("/root"), zklock.WithSessionTimeout(4*time.Second))
