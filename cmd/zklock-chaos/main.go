@@ -88,6 +88,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		rep.WriteTable(stdout)
 		rep.WriteViolations(stdout)
+		if err := writeJSON(*jsonFile, rep, stdout); err != nil {
+			fmt.Fprintln(stderr, "zklock-chaos:", err)
+			return 2
+		}
 		if !rep.Pass {
 			return 1
 		}
@@ -150,15 +154,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rep.WriteTable(stdout)
 	rep.WriteViolations(stdout)
 	fmt.Fprintf(stdout, "\nhistory and reports in %s (%s)\n", rep.Dir, time.Since(start).Round(time.Second))
-	if *jsonFile != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		b = append(b, '\n')
-		if *jsonFile == "-" {
-			_, _ = stdout.Write(b)
-		} else if werr := os.WriteFile(*jsonFile, b, 0o644); werr != nil {
-			fmt.Fprintln(stderr, "zklock-chaos:", werr)
-			return 2
-		}
+	if werr := writeJSON(*jsonFile, rep, stdout); werr != nil {
+		fmt.Fprintln(stderr, "zklock-chaos:", werr)
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "zklock-chaos:", err)
@@ -168,4 +166,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// writeJSON writes rep as JSON to path ("-": stdout; "": nowhere).
+func writeJSON(path string, rep *chaos.Report, stdout io.Writer) error {
+	if path == "" {
+		return nil
+	}
+	b, _ := json.MarshalIndent(rep, "", "  ")
+	b = append(b, '\n')
+	if path == "-" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }

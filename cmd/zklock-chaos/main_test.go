@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
 )
 
 func TestUsageErrors(t *testing.T) {
@@ -50,6 +53,16 @@ func TestCheckStoredHistory(t *testing.T) {
 	if code := run([]string{"-check", bad}, &out, &errb); code != 1 || !strings.Contains(out.String(), "VIOLATION 1/1 double-grant") ||
 		!strings.Contains(out.String(), "acquired       proc=2") {
 		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	// -json writes the report of a re-check too.
+	js := filepath.Join(dir, "report.json")
+	out.Reset()
+	if code := run([]string{"-check", bad, "-json", js}, &out, &errb); code != 1 {
+		t.Fatalf("-check -json: exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	var rep chaos.Report
+	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &rep) != nil || rep.Pass || len(rep.Violations) != 1 {
+		t.Fatalf("-check -json wrote %+v (%v)", rep, err)
 	}
 	if code := run([]string{"-check", filepath.Join(dir, "missing.jsonl")}, &out, &errb); code != 2 {
 		t.Fatalf("missing file: exit %d", code)
