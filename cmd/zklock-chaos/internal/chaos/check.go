@@ -153,9 +153,12 @@ type leaseRec struct {
 	nodes      []string     // the lease's lock nodes
 	released   string       // EvReleased outcome
 	releasedAt int64        // EvReleased T
-	lostServer int          // the member its session was on when told of its loss (1-based, 0 unknown)
-	requeued   bool         // its acquire queued again with a new node before it held
-	server     int          // the member its session was on when it acquired (1-based, 0 unknown)
+	// releaseCalled: when the holder called Release (EvReleased's
+	// Called), after reporting its release; 0 if unknown
+	releaseCalled int64
+	lostServer    int  // the member its session was on when told of its loss (1-based, 0 unknown)
+	requeued      bool // its acquire queued again with a new node before it held
+	server        int  // the member its session was on when it acquired (1-based, 0 unknown)
 }
 
 // writer reports whether l excludes every other holder.
@@ -388,7 +391,7 @@ func (c *checker) index() {
 			r.Releases[e.Outcome]++
 			for _, pk := range keysOf(e) {
 				if l := c.leases[pk]; l != nil {
-					l.released, l.releasedAt = e.Outcome, e.T
+					l.released, l.releasedAt, l.releaseCalled = e.Outcome, e.T, e.Called
 					if e.Outcome == "lost" {
 						l.releaseLost = true
 					}

@@ -288,6 +288,15 @@ func TestCheckLivenessTargets(t *testing.T) {
 	if !strings.Contains(r.Violations[0].Detail, "try-acquire answer (main phase, quiet): 1 of 1 samples over 1250 ms, max 1500 ms") {
 		t.Fatalf("detail %s", r.Violations[0].Detail)
 	}
+	// The report keeps each sample over a target, with when it began and
+	// ended, to lay beside what else happened then.
+	i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigTry && f.Over == 1 })
+	if i < 0 {
+		t.Fatal("no try figure with its sample over the target")
+	}
+	if o := r.Liveness[i].OverSamples; len(o) != 1 || o[0] != (chaos.OverSample{From: at(200), To: at(1700), MS: 1500, What: o[0].What}) {
+		t.Fatalf("samples over the target: %+v", o)
+	}
 
 	h = (&history{}).held(1, 1, "sem-0", chaos.ModeSemaphore, 2, 10, 0, 2500, 1).held(2, 1, "sem-0", chaos.ModeSemaphore, 2, 11, 5, 100, 6)
 	h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(50), Proc: 3, Op: 1, Resource: "sem-0", Mode: chaos.ModeSemaphore, Limit: 2})
@@ -369,4 +378,73 @@ func TestCheckLeaderlessGap(t *testing.T) {
 	bound := int(zklock.LeaderGapBound(params.SessionTimeout, 500*time.Millisecond, true).Milliseconds())
 	wantViolations(t, run(100+bound-50))
 	wantViolations(t, run(100+bound+50), chaos.VLiveness)
+}
+
+// Each free slot of a semaphore is timed on its own. Three holders leave
+// one after another while five waiters wait, and each waiter takes a slot
+// 600 ms after one came free: some slot stays free for 1.5 s, but none
+// goes unclaimed past the bound (the long run of 28 November read that as
+// a slot free for 2 s on sem-1). A slot nobody takes is still caught.
+func TestCheckFreeSlotTimesEachSlot(t *testing.T) {
+	waiter := func(h *history, proc int, op int64, start, acq, rel int) {
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(start), Proc: proc, Op: op, Resource: "sem-0", Mode: chaos.ModeSemaphore, Limit: 3, Deadline: at(start + 9000)})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(acq), Began: at(start), Proc: proc, Op: op, Resource: "sem-0", Mode: chaos.ModeSemaphore, Limit: 3,
+			Token: int64(20 + proc), Deadline: at(start + 9000), Nodes: []string{nodeOf("sem-0", int64(20+proc))}})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(rel), Proc: proc, Op: op, Resource: "sem-0", Mode: chaos.ModeSemaphore, Token: int64(20 + proc)})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(rel + 1), Proc: proc, Op: op, Resource: "sem-0", Mode: chaos.ModeSemaphore, Token: int64(20 + proc), Outcome: "ok"})
+	}
+	freeSlot := func(r *chaos.Report) *chaos.Figure {
+		for _, f := range r.Liveness {
+			if f.Name == chaos.FigFreeSlot && f.N > 0 {
+				return f
+			}
+		}
+		t.Fatal("no free-slot figure")
+		return nil
+	}
+
+	h := (&history{}).held(1, 1, "sem-0", chaos.ModeSemaphore, 3, 11, 1, 499).
+		held(2, 1, "sem-0", chaos.ModeSemaphore, 3, 12, 1, 699).
+		held(3, 1, "sem-0", chaos.ModeSemaphore, 3, 13, 1, 899)
+	for i, w := range [][3]int{{100, 1100, 1200}, {100, 1300, 1400}, {100, 1500, 1600}, {100, 1800, 1900}, {100, 2000, 2100}} {
+		waiter(h, 4+i, 1, w[0], w[1], w[2])
+	}
+	r := chaos.Check(h.inTimeOrder().evs, params)
+	wantViolations(t, r)
+	if f := freeSlot(r); f.MaxMS < 599 || f.MaxMS > 601 {
+		t.Fatalf("free slot figure %+v: want each slot claimed 600 ms after it came free", f)
+	}
+
+	h = (&history{}).held(1, 1, "sem-0", chaos.ModeSemaphore, 3, 11, 1, 3000).
+		held(2, 1, "sem-0", chaos.ModeSemaphore, 3, 12, 1, 3000).
+		held(3, 1, "sem-0", chaos.ModeSemaphore, 3, 13, 1, 499)
+	waiter(h, 4, 1, 100, 2600, 2700)
+	r = chaos.Check(h.inTimeOrder().evs, params)
+	wantViolations(t, r, chaos.VLiveness, chaos.VLiveness) // the hand-off and the free slot
+	if f := freeSlot(r); f.MaxMS < 2099 || f.MaxMS > 2101 {
+		t.Fatalf("free slot figure %+v: want the slot free from 500 to 2600 ms", f)
+	}
+}
+
+// A hand-off starts at the Release call. The lane reports its release
+// first and waits for the hub, holding the lock meanwhile: in the long
+// runs of 27 November the hub answered up to seconds later, and the
+// hand-off was measured from the report.
+func TestCheckHandOffStartsAtTheReleaseCall(t *testing.T) {
+	run := func(called int64) *chaos.Report {
+		h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 1, 0)
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(100), Proc: 1, Op: 1, Resource: "res-0", Token: 10})
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(50), Proc: 2, Op: 1, Resource: "res-0", Deadline: at(9000)})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(1601), Called: called, Proc: 1, Op: 1, Resource: "res-0", Token: 10, Outcome: "ok"})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(1700), Began: at(50), Proc: 2, Op: 1, Resource: "res-0", Token: 11, Deadline: at(9000),
+			Nodes: []string{nodeOf("res-0", 11)}})
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	r := run(at(1500))
+	wantViolations(t, r)
+	i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHandOff && f.N > 0 })
+	if i < 0 || r.Liveness[i].MaxMS < 199 || r.Liveness[i].MaxMS > 201 {
+		t.Fatalf("hand-off figure %d in %+v: want 200 ms, from the Release call", i, r.Liveness)
+	}
+	wantViolations(t, run(0), chaos.VLiveness) // no call time: from the report, 1.6 s
 }

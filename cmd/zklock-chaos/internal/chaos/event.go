@@ -96,7 +96,9 @@ type Event struct {
 	// From (EvAcquired of ModeDowngrade) is the op of the write lease it
 	// came from.
 	From int64 `json:"from,omitempty"`
-	// Called (EvWrite) is when the store was called; T when it answered.
+	// Called (EvWrite) is when the store was called, T when it answered;
+	// (EvReleased) when the lane called Release, after its EvRelease was
+	// recorded (the hand-off starts there), T when Release returned.
 	Called int64 `json:"called,omitempty"`
 	// Requeued (EvAcquired) marks a lease whose acquire queued again with
 	// a new node before it held (its first node deleted, or its session

@@ -51,9 +51,13 @@ type Figure struct {
 	LimitMS float64 `json:"limit_ms,omitempty"` // the target, 0 if none
 	Over    int     `json:"over"`               // samples over the target
 	Worst   string  `json:"worst,omitempty"`    // the largest sample
-	values  []float64
-	worstAt int64
-	from    int64
+	// OverSamples are the samples over the target, the first
+	// maxOverSamples of them in the order the checker met them: when each
+	// began and ended, to lay beside what else happened then.
+	OverSamples []OverSample `json:"over_samples,omitempty"`
+	values      []float64
+	worstAt     int64
+	from        int64
 	// firstOver is when the earliest sample over the target ended: the
 	// history shows the target missed from then on.
 	firstOver int64
@@ -74,7 +78,21 @@ func (f *Figure) add(ms float64, what string, from, to int64, res string) {
 		if f.firstOver == 0 || to < f.firstOver {
 			f.firstOver = to
 		}
+		if len(f.OverSamples) < maxOverSamples {
+			f.OverSamples = append(f.OverSamples, OverSample{From: from, To: to, MS: ms, What: what})
+		}
 	}
+}
+
+// maxOverSamples bounds Figure.OverSamples.
+const maxOverSamples = 100
+
+// OverSample is one sample of a Figure over its target.
+type OverSample struct {
+	From int64   `json:"from"` // Unix nanoseconds
+	To   int64   `json:"to"`
+	MS   float64 `json:"ms"`
+	What string  `json:"what"`
 }
 
 func (f *Figure) finish() {
@@ -226,8 +244,8 @@ func nextAfter(ls []*leaseRec, t int64, skip *leaseRec) *leaseRec {
 }
 
 // handOffs measures FigHandOff: every confirmed release with a waiter
-// waiting (for a read/write lock, one that left it free) to the next
-// acquire. Multi-resource leases are left out: a waiter of theirs may wait
+// waiting (for a read/write lock, one that left it free), from its
+// Release call to the next acquire. Multi-resource leases are left out: a waiter of theirs may wait
 // for another part.
 func (c *checker) handOffs(fs *figures, fw *faultWindows, attempts map[string][]*attemptRec, byAcq map[string][]*leaseRec) {
 	for res, ls := range byAcq {
@@ -236,7 +254,9 @@ func (c *checker) handOffs(fs *figures, fw *faultWindows, attempts map[string][]
 			if a.mode == ModeMulti || a.released != "ok" || a.release == 0 || (a.lost != 0 && a.lost < a.release) {
 				continue
 			}
-			R := a.release
+			// From the Release call: the lane reports its release first
+			// and waits for the hub, holding the lock meanwhile.
+			R := max(a.release, a.releaseCalled)
 			waiting := pendingAt(attempts[res], R, leaseKey{a.key.proc, a.key.op, a.key.res})
 			if len(waiting) == 0 {
 				continue
@@ -273,6 +293,13 @@ func (c *checker) heldAt(ls []*leaseRec, t int64, skip *leaseRec) bool {
 // waiters over time. A holder's slot is free once its release is
 // confirmed; a lease lost or whose holder died is taken to hold its slot
 // until the next acquire (its node may linger until its session expires).
+// Each slot is timed on its own: a slot is unclaimed from when it was free
+// with a waiter waiting until the sweep counts one claim fewer (an
+// acquire took a slot, or a waiter stopped waiting), the longest-free
+// slot first. A semaphore whose holders come and go can have some slot
+// free for seconds while each free slot is taken within a hand-off: the
+// long run of 28 November had sem-1 two of three held for 2 s, through
+// five releases and five acquires none of which took over 650 ms.
 func (c *checker) freeSlots(fs *figures, fw *faultWindows, attempts map[string][]*attemptRec, byAcq map[string][]*leaseRec) {
 	type step struct {
 		t      int64
@@ -318,22 +345,23 @@ func (c *checker) freeSlots(fs *figures, fw *faultWindows, attempts map[string][
 			return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(b.dh, a.dh))
 		})
 		held, waiting := 0, 0
-		var since int64
+		var unclaimed []int64 // since when each slot a waiter could claim has been free, oldest first
 		for _, s := range steps {
 			held += s.dh
 			waiting += s.dw
-			free := held < capacity && waiting > 0
-			switch {
-			case free && since == 0:
-				since = s.t
-			case !free && since != 0:
+			claimable := max(min(capacity-held, waiting), 0)
+			for len(unclaimed) > claimable {
+				since := unclaimed[0]
+				unclaimed = unclaimed[1:]
 				if s.t > since {
 					procs := procsOf(pendingAt(attempts[res], since, leaseKey{}))
 					f := fs.get(FigFreeSlot, c.phase(since), window(fw.felt(res, procs, since, s.t)))
-					f.add(float64(s.t-since)/1e6, fmt.Sprintf("%s: %d of %d slots held, a waiter waiting from %s to %s",
-						res, held-s.dh, capacity, clock(since), clock(s.t)), since, s.t, res)
+					f.add(float64(s.t-since)/1e6, fmt.Sprintf("%s: a slot of %d free, a waiter waiting, from %s to %s",
+						res, capacity, clock(since), clock(s.t)), since, s.t, res)
 				}
-				since = 0
+			}
+			for len(unclaimed) < claimable {
+				unclaimed = append(unclaimed, s.t)
 			}
 		}
 	}

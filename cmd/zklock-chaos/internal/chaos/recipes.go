@@ -283,10 +283,11 @@ func storeMode(mode string) string {
 func (w *worker) release(hd *held, a attempt, detail string) {
 	w.send(Event{Kind: EvRelease, Op: hd.op, Resource: a.resource, Mode: hd.mode, Token: hd.l.Token(), Detail: detail})
 	rctx, rcancel := context.WithTimeout(context.Background(), 2*w.spec.SessionTimeout)
+	called := time.Now() // after the report, which waits for the hub
 	err := hd.l.Release(rctx)
 	rcancel()
 	w.untrack(hd.h)
-	ev := Event{Kind: EvReleased, Op: hd.op, Resource: a.resource, Mode: hd.mode, Token: hd.l.Token(), Outcome: "ok"}
+	ev := Event{Kind: EvReleased, Op: hd.op, Resource: a.resource, Mode: hd.mode, Token: hd.l.Token(), Outcome: "ok", Called: called.UnixNano()}
 	if err != nil {
 		ev.Err = err.Error()
 		switch {
