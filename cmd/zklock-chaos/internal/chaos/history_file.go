@@ -91,8 +91,8 @@ func (w *historyFile) Slowest() time.Duration {
 }
 
 // Close writes what is queued and closes the file; it returns the first
-// error met, and the longest a write took.
-func (w *historyFile) Close() (time.Duration, error) {
+// error met.
+func (w *historyFile) Close() error {
 	w.mu.Lock()
 	w.closed = true
 	w.mu.Unlock()
@@ -112,5 +112,5 @@ func (w *historyFile) Close() (time.Duration, error) {
 	if err := w.f.Close(); w.err == nil {
 		w.err = err
 	}
-	return w.slowest, w.err
+	return w.err
 }

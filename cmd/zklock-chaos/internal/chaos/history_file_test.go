@@ -33,7 +33,7 @@ func TestHistoryFileKeepsOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if _, err := w.Close(); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(p)

@@ -325,6 +325,5 @@ func (h *hub) Close() error {
 	err := h.srv.Shutdown(ctx)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, ferr := h.file.Close()
-	return errors.Join(err, ferr)
+	return errors.Join(err, h.file.Close())
 }
