@@ -448,3 +448,43 @@ func TestCheckHandOffStartsAtTheReleaseCall(t *testing.T) {
 	}
 	wantViolations(t, run(0), chaos.VLiveness) // no call time: from the report, 1.6 s
 }
+
+// A worker is served again when ZooKeeper answers it: a grant, or a try
+// told the resource is locked. Its next grant may wait on holders: in the
+// long run of 28 November, slot 4's tries were answered 21 ms after
+// isolate-leader#477 healed, and its first grant came 3,786 ms later, on an
+// election queued behind a leader. The figure measured that queue.
+func TestCheckHealEndsAtTheFirstAnswer(t *testing.T) {
+	run := func(tryAnswer bool) *chaos.Report {
+		h := &history{}
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultIsolateLeader), FaultID: 1, Target: "zk3(leader)", Nodes: []string{"zk3"}})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(1000), FaultID: 1})
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(900), Proc: 1, Slot: 1, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Deadline: at(9900)})
+		if tryAnswer {
+			h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(1010), Proc: 1, Slot: 1, Op: 2, Resource: "res-0", Detail: "try", Deadline: at(10010)})
+			h.add(chaos.Event{Kind: chaos.EvAcquireFailed, T: at(1021), Began: at(1010), Proc: 1, Slot: 1, Op: 2, Resource: "res-0", Outcome: "locked", Detail: "try"})
+		}
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(4786), Began: at(900), Proc: 1, Slot: 1, Op: 1, Resource: "el-0", Mode: chaos.ModeElection,
+			Token: 10, Deadline: at(9900), Nodes: []string{nodeOf("el-0", 10)}})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(4800), Proc: 1, Slot: 1, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Token: 10})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(4801), Proc: 1, Slot: 1, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Token: 10, Outcome: "ok"})
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	heal := func(r *chaos.Report) *chaos.Figure {
+		i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHeal && f.N > 0 })
+		if i < 0 {
+			t.Fatalf("no heal figure in %+v", r.Liveness)
+		}
+		return r.Liveness[i]
+	}
+	r := run(true)
+	wantViolations(t, r)
+	if f := heal(r); f.MaxMS < 20 || f.MaxMS > 22 {
+		t.Fatalf("heal figure %+v: want 21 ms, to the try's answer", f)
+	}
+	r = run(false)
+	wantViolations(t, r, chaos.VLiveness)
+	if f := heal(r); f.MaxMS < 3785 || f.MaxMS > 3787 {
+		t.Fatalf("heal figure %+v: want 3,786 ms, to the grant", f)
+	}
+}
