@@ -16,6 +16,9 @@
 // outgoing connection or port-0 listener takes a port while its server is
 // stopped; Start checks that the server answering on the port is its own.
 // Tree lists a subtree of znodes, to prove a test left nothing behind.
+// Every JVM logs its safepoints to its server's directory; Stops reads
+// them back, so a test can tell a server's garbage collection from a slow
+// client.
 //
 // Proxy sits between a client and a server and can blackhole traffic, drop
 // connections, refuse new ones or add latency. LoseReply reads ZooKeeper's

@@ -296,6 +296,7 @@ func (s *Server) launch() error {
 		return fmt.Errorf("zktest: server %s is already running", s.Addr())
 	}
 	args := []string{"-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true"}
+	args = append(args, stopLogArgs(s.dir)...)
 	if fs := s.cfg.forceSync; fs != nil {
 		v := "yes"
 		if !*fs {
