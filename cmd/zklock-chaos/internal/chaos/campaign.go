@@ -228,6 +228,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if zs != nil {
 		zs.readBack(ens.Addrs(), h)
 	}
+	recordServerStops(h, ens.Servers)
 	h.record(Event{Kind: EvNote, Detail: "campaign end"})
 
 	evs, err := h.readHistory()

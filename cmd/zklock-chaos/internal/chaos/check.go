@@ -198,6 +198,19 @@ type faultRec struct {
 	server     int    // leader-kill, server-restart: the server (1-based)
 	failed     bool   // the heal says the fault's action failed (an op-delete whose reply was lost: done at an unknown moment, or not at all)
 	stall      bool   // a stop of the process its stall watch reported (EvStall), not a fault of the campaign's
+	jvm        bool   // a stop of a member's JVM (EvServerStop), server
+}
+
+// settle is how long after its end f may still slow something: a session
+// timeout (a session cut off may expire then). A member's JVM stop shorter
+// than its clients' read timeout (two thirds of a session timeout) cuts
+// nobody off: it is felt until the requests it held are served, taken as
+// long again as the stop.
+func (f *faultRec) settle(sessionTimeout int64) int64 {
+	if d := f.end - f.start; f.jvm && 3*d < 2*sessionTimeout {
+		return d
+	}
+	return sessionTimeout
 }
 
 type checker struct {
@@ -401,6 +414,9 @@ func (c *checker) index() {
 			c.sessions[e.Proc] = append(c.sessions[e.Proc], e)
 		case EvDied:
 			died[e.Proc] = e.T
+		case EvServerStop:
+			c.stalls = append(c.stalls, &faultRec{kind: FaultPause, server: e.Server, start: e.T, end: e.End, stall: true, jvm: true})
+			r.ServerStops.add(float64(e.End-e.T)/1e6, fmt.Sprintf("zk%d: %s", e.Server, e.Detail), e.T, e.End, "")
 		case EvStall:
 			f := &faultRec{kind: FaultPause, proc: e.Proc, start: e.T, end: e.End, stall: true}
 			c.stalls = append(c.stalls, f)

@@ -488,3 +488,59 @@ func TestCheckHealEndsAtTheFirstAnswer(t *testing.T) {
 		t.Fatalf("heal figure %+v: want 3,786 ms, to the grant", f)
 	}
 }
+
+// A member's JVM stop (a garbage collection) holds its clients' requests,
+// and a leader's every write: a hand-off it overlaps, or that starts
+// before the requests it held are served (taken as long again as the
+// stop), is not quiet. A stop of two thirds of a session timeout or more
+// cuts clients off (their read timeout) and is felt for a session timeout,
+// as a fault is.
+func TestCheckServerStopIsFeltForAsLongAgain(t *testing.T) {
+	run := func(stops ...[2]int) *chaos.Report {
+		h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 10000, 0)
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10500), Proc: 2, Op: 1, Resource: "res-0", Deadline: at(19500)})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(11001), Called: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10, Outcome: "ok"})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(12300), Began: at(10500), Proc: 2, Op: 1, Resource: "res-0", Token: 11, Deadline: at(19500),
+			Nodes: []string{nodeOf("res-0", 11)}})
+		for _, s := range stops { // recorded at the end, as the campaign does
+			h.add(chaos.Event{Kind: chaos.EvServerStop, T: at(s[0]), End: at(s[1]), Server: 2, Detail: "GenCollectForAllocation"})
+		}
+		return chaos.Check(h.evs, params)
+	}
+	window := func(r *chaos.Report) string {
+		i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHandOff && f.N > 0 })
+		if i < 0 {
+			t.Fatalf("no hand-off figure in %+v", r.Liveness)
+		}
+		return r.Liveness[i].Window
+	}
+	r := run()
+	wantViolations(t, r, chaos.VLiveness, chaos.VLiveness) // the hand-off, and the slot it left free
+	if w := window(r); w != "quiet" {
+		t.Fatalf("no stop: the 1,300 ms hand-off is %s", w)
+	}
+	for _, c := range []struct {
+		stop [2]int
+		felt bool
+	}{
+		{[2]int{11200, 11700}, true},  // inside the hand-off
+		{[2]int{10000, 10600}, true},  // felt until 11,200
+		{[2]int{10000, 10400}, false}, // felt until 10,800: served before the release
+		{[2]int{6000, 8100}, true},    // 2.1 s: clients cut off, felt for a session timeout, until 11,100
+		{[2]int{6000, 7900}, false},   // 1.9 s: felt until 9,800
+	} {
+		r := run(c.stop)
+		if r.ServerStops.N != 1 || r.ServerStops.MaxMS != float64(c.stop[1]-c.stop[0]) {
+			t.Fatalf("stop %v: server stops %+v", c.stop, r.ServerStops)
+		}
+		want, wantV := "quiet", []string{chaos.VLiveness, chaos.VLiveness}
+		if c.felt {
+			want, wantV = "faults", nil
+		}
+		if w := window(r); w != want {
+			t.Errorf("stop %v: the hand-off is %s, want %s", c.stop, w, want)
+		}
+		wantViolations(t, r, wantV...)
+	}
+}

@@ -33,6 +33,7 @@ const (
 	EvNote          = "note"           // campaign progress: Detail
 	EvPhase         = "phase"          // the campaign entered a phase: Detail ("main", "load", "wind-down")
 	EvStall         = "stall"          // the worker's stall watch did not run from T to End (see stall.go): judged as a pause of the process
+	EvServerStop    = "server-stop"    // a member's JVM stopped from T to End, a safepoint of its log (zktest.Server.Stops; see stall.go): Server (1-based), Detail (the cause)
 )
 
 // Recipes, as Event.Mode of an acquire. A lane runs one recipe; the
@@ -76,7 +77,8 @@ type Event struct {
 	// Owners (EvQueues) maps every lock znode to its ephemeral owner.
 	Owners map[string]int64 `json:"owners,omitempty"`
 	// End (EvQueues) is when the listing ended: each node listed existed
-	// at some moment in [T, End]. End (EvStall) is when the stop ended.
+	// at some moment in [T, End]. End (EvStall, EvServerStop) is when the
+	// stop ended.
 	End int64 `json:"end,omitempty"`
 	// Mode (acquire events, writes) is the mode of the acquire:
 	// ModeExclusive (or ""), ModeRead, ... Limit is a semaphore's. For a

@@ -35,10 +35,11 @@ func (w windows) overlaps(from, to int64) bool {
 
 // faultWindows tells which faults could slow what: a fault is felt from
 // its start to a session timeout after its end (a session cut off may
-// expire then). Server faults and partitions touch everyone; an operator's
-// delete touches its queue; a process fault, or a stall (see stall.go),
-// touches its process and every queue the process had a node in
-// meanwhile.
+// expire then; see faultRec.settle for a member's JVM stop). Server
+// faults, partitions and the stops of the campaign and of the members
+// touch everyone; an operator's delete touches its queue; a process fault,
+// or a worker's stall (see stall.go), touches its process and every queue
+// the process had a node in meanwhile.
 type faultWindows struct {
 	global windows
 	proc   map[int]windows
@@ -49,7 +50,6 @@ func (c *checker) faultWindows(except *faultRec) *faultWindows {
 	if c.touched == nil {
 		c.touched = c.touchedResources()
 	}
-	settle := int64(c.p.SessionTimeout)
 	var global []interval
 	proc := map[int][]interval{}
 	res := map[string][]interval{}
@@ -57,7 +57,7 @@ func (c *checker) faultWindows(except *faultRec) *faultWindows {
 		if f == except {
 			continue
 		}
-		iv := interval{f.start, f.end + settle}
+		iv := interval{f.start, f.end + f.settle(int64(c.p.SessionTimeout))}
 		switch {
 		case f.kind.Server(), f.stall && f.proc == 0:
 			global = append(global, iv)

@@ -116,6 +116,10 @@ type Report struct {
 	// 0), which stop every worker's traffic to the ensemble and the store
 	// in memory: felt by everyone.
 	CampaignStalls Figure `json:"campaign_stalls"`
+	// ServerStops: the stops of the members' JVMs (EvServerStop; garbage
+	// collections, mostly), which hold their clients' requests, and a
+	// leader's every write: felt by everyone.
+	ServerStops Figure `json:"server_stops"`
 	// ReportDelay: from a worker's stamp on an event to the hub's record
 	// of it (Event.Recv), over every worker event that has both. The
 	// workers' lanes wait for the hub as they report: a slow hub holds
@@ -315,6 +319,7 @@ func (r *Report) finish() {
 	r.WriteLatency.finish()
 	r.Stalls.finish()
 	r.CampaignStalls.finish()
+	r.ServerStops.finish()
 	r.ReportDelay.finish()
 	r.SchedWait.finish()
 	for _, v := range r.Violations {
@@ -452,6 +457,11 @@ func (r *Report) WriteTable(w io.Writer) {
 		cstalls = fmt.Sprintf("%d (p50 %.0f ms, longest %.0f ms)", st.N, st.P50MS, st.MaxMS)
 	}
 	row("campaign stalls: its proxies and store not running, felt by every worker", cstalls, "—")
+	sstops := "0"
+	if st := r.ServerStops; st.N > 0 {
+		sstops = fmt.Sprintf("%d (p50 %.0f ms, longest %.0f ms, %s)", st.N, st.P50MS, st.MaxMS, st.Worst)
+	}
+	row(fmt.Sprintf("ZooKeeper stops: a member's JVM at a safepoint for ≥ %d ms (garbage collections), felt by every worker", stallMin.Milliseconds()), sstops, "—")
 	if d := r.ReportDelay; d.N > 0 {
 		row("worker reports: stamp → recorded by the hub", fmt.Sprintf("p50 %.1f ms, p99 %.0f ms, max %.0f ms (n=%d)", d.P50MS, d.P99MS, d.MaxMS, d.N), "—")
 	}

@@ -1,8 +1,11 @@
 package chaos
 
 import (
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zktest"
 )
 
 // A worker process can stop running without any fault of the campaign's:
@@ -18,6 +21,16 @@ import (
 // proxies to the ensemble and the store in memory: when it stops, every
 // session's traffic and every write stops with it, as on a blackhole of
 // every link. The checker takes such a stall as a fault felt by everyone.
+//
+// The ensemble's members stop too: their JVMs' garbage collections stop
+// ZooKeeper for up to 0.8 s on the load phase's saturated cores (the long
+// run of 28 November). A member's stop holds its clients' requests, and a
+// leader's every write. Each JVM logs its safepoints (zktest.Server.Stops);
+// at the end, the campaign records every stop of stallMin or more as an
+// EvServerStop, which the checker takes as felt by everyone, for the stop
+// and as long again after it, while the requests it held are served.
+// The log sees the JVM's own stops only, not the kernel's: a member held
+// off the CPU without a safepoint is not found.
 
 const (
 	// stallTick is how often the stall watch wakes.
@@ -63,4 +76,24 @@ func watchStalls(report func(Event)) (stop func()) {
 // wake) to now.
 func stallEvent(last, now time.Time) Event {
 	return Event{Kind: EvStall, T: last.UnixNano(), End: last.UnixNano() + int64(now.Sub(last))}
+}
+
+// recordServerStops records the stops of stallMin or more of each
+// member's JVMs (servers[i] is zk<i+1>) as EvServerStop.
+func recordServerStops[S stopLog](h *hub, servers []S) {
+	for i, s := range servers {
+		stops, err := s.Stops(stallMin)
+		if err != nil {
+			h.record(Event{Kind: EvNote, Detail: fmt.Sprintf("zk%d's JVM stops unread: %v", i+1, err)})
+			continue
+		}
+		for _, st := range stops {
+			h.record(Event{Kind: EvServerStop, T: st.Start.UnixNano(), End: st.End.UnixNano(), Server: i + 1, Detail: st.Cause})
+		}
+	}
+}
+
+// stopLog is a member's log of its JVM's stops: a *zktest.Server.
+type stopLog interface {
+	Stops(min time.Duration) ([]zktest.Stop, error)
 }
