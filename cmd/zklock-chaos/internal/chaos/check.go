@@ -201,18 +201,6 @@ type faultRec struct {
 	jvm        bool   // a stop of a member's JVM (EvServerStop), server
 }
 
-// settle is how long after its end f may still slow something: a session
-// timeout (a session cut off may expire then). A member's JVM stop shorter
-// than its clients' read timeout (two thirds of a session timeout) cuts
-// nobody off: it is felt until the requests it held are served, taken as
-// long again as the stop.
-func (f *faultRec) settle(sessionTimeout int64) int64 {
-	if d := f.end - f.start; f.jvm && 3*d < 2*sessionTimeout {
-		return d
-	}
-	return sessionTimeout
-}
-
 type checker struct {
 	p      Params
 	evs    []Event

@@ -35,9 +35,9 @@ func (w windows) overlaps(from, to int64) bool {
 
 // faultWindows tells which faults could slow what: a fault is felt from
 // its start to a session timeout after its end (a session cut off may
-// expire then; see faultRec.settle for a member's JVM stop). Server
-// faults, partitions and the stops of the campaign and of the members
-// touch everyone; an operator's delete touches its queue; a process fault,
+// expire then; a member's JVM stop leaves a backlog that a saturated
+// ensemble drains for seconds, see stall.go). Server faults, partitions
+// and the stops of the campaign and of the members touch everyone; an operator's delete touches its queue; a process fault,
 // or a worker's stall (see stall.go), touches its process and every queue
 // the process had a node in meanwhile.
 type faultWindows struct {
@@ -50,6 +50,7 @@ func (c *checker) faultWindows(except *faultRec) *faultWindows {
 	if c.touched == nil {
 		c.touched = c.touchedResources()
 	}
+	settle := int64(c.p.SessionTimeout)
 	var global []interval
 	proc := map[int][]interval{}
 	res := map[string][]interval{}
@@ -57,7 +58,7 @@ func (c *checker) faultWindows(except *faultRec) *faultWindows {
 		if f == except {
 			continue
 		}
-		iv := interval{f.start, f.end + f.settle(int64(c.p.SessionTimeout))}
+		iv := interval{f.start, f.end + settle}
 		switch {
 		case f.kind.Server(), f.stall && f.proc == 0:
 			global = append(global, iv)
