@@ -198,7 +198,6 @@ type faultRec struct {
 	server     int    // leader-kill, server-restart: the server (1-based)
 	failed     bool   // the heal says the fault's action failed (an op-delete whose reply was lost: done at an unknown moment, or not at all)
 	stall      bool   // a stop of the process its stall watch reported (EvStall), not a fault of the campaign's
-	jvm        bool   // a stop of a member's JVM (EvServerStop), server
 }
 
 type checker struct {
@@ -403,7 +402,7 @@ func (c *checker) index() {
 		case EvDied:
 			died[e.Proc] = e.T
 		case EvServerStop:
-			c.stalls = append(c.stalls, &faultRec{kind: FaultPause, server: e.Server, start: e.T, end: e.End, stall: true, jvm: true})
+			c.stalls = append(c.stalls, &faultRec{kind: FaultPause, server: e.Server, start: e.T, end: e.End, stall: true})
 			r.ServerStops.add(float64(e.End-e.T)/1e6, fmt.Sprintf("zk%d: %s", e.Server, e.Detail), e.T, e.End, "")
 		case EvStall:
 			f := &faultRec{kind: FaultPause, proc: e.Proc, start: e.T, end: e.End, stall: true}

@@ -37,9 +37,10 @@ func (w windows) overlaps(from, to int64) bool {
 // its start to a session timeout after its end (a session cut off may
 // expire then; a member's JVM stop leaves a backlog that a saturated
 // ensemble drains for seconds, see stall.go). Server faults, partitions
-// and the stops of the campaign and of the members touch everyone; an operator's delete touches its queue; a process fault,
-// or a worker's stall (see stall.go), touches its process and every queue
-// the process had a node in meanwhile.
+// and the stops of the campaign and of the members touch everyone; an
+// operator's delete touches its queue; a process fault, or a worker's
+// stall (see stall.go), touches its process and every queue the process
+// had a node in meanwhile.
 type faultWindows struct {
 	global windows
 	proc   map[int]windows
