@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -173,7 +174,11 @@ func TestIntegration_Dashboard(t *testing.T) {
 	// Contention for a while; an operator deletes a lock node the batch
 	// job holds (as zklock break would): a lease lost; then ZooKeeper is
 	// out of reach for three seconds (shorter than the session's loss
-	// margin): tries answer unavailable.
+	// margin): tries answer unavailable. The outage lasts until the service
+	// has answered so at least once, at most outageMax: the example's one
+	// trying caller may spend the three seconds in a Release that began
+	// as the outage did (it waits for ZooKeeper); after half the session
+	// timeout of silence the MaxWait callers' timeouts say unavailable too.
 	admin, err := zklock.Open(ctx, "zk://"+zktest.Shared().Addr()+root)
 	if err != nil {
 		t.Fatal(err)
@@ -183,8 +188,17 @@ func TestIntegration_Dashboard(t *testing.T) {
 	deleteHeld(t, ctx, admin)
 	time.Sleep(4 * time.Second)
 	proxy.Blackhole(true)
+	began := time.Now()
 	time.Sleep(3 * time.Second)
+	for !answeredUnavailable(t, ctx, "http://"+ln.Addr().String()+"/metrics") {
+		if time.Since(began) > outageMax {
+			t.Errorf("no acquire answered unavailable in a %v outage (a try answers within 1s)", outageMax)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	proxy.Blackhole(false)
+	t.Logf("ZooKeeper away for %v", time.Since(began).Round(time.Millisecond))
 	time.Sleep(12 * time.Second)
 
 	// Every panel's every query has data over the last 20 seconds (the
@@ -259,6 +273,35 @@ func TestIntegration_Dashboard(t *testing.T) {
 // deleteHeld deletes a lock node the batch job holds on accounts/N, as an
 // operator's zklock break would, and waits until the service counts the
 // loss.
+// outageMax bounds the test's outage: past half the default session
+// timeout (when a wait's timeout says unavailable), under the whole of it
+// (so that the sessions survive).
+const outageMax = 8 * time.Second
+
+// answeredUnavailable reports whether the service's metrics at url count
+// an acquire that answered unavailable.
+func answeredUnavailable(t *testing.T, ctx context.Context, url string) bool {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("the service's metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "zklock_acquire_duration_seconds_count{") && strings.Contains(line, `error_type="unavailable"`) {
+			return true
+		}
+	}
+	return false
+}
+
 func deleteHeld(t *testing.T, ctx context.Context, admin *zklock.Client) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
