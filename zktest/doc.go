@@ -18,7 +18,8 @@
 // Tree lists a subtree of znodes, to prove a test left nothing behind.
 // Every JVM logs its safepoints to its server's directory; Stops reads
 // them back, so a test can tell a server's garbage collection from a slow
-// client.
+// client. Each line of a server's log (server.log in its directory,
+// unless WithLogOutput) starts with its time in LogTimeLayout.
 //
 // Proxy sits between a client and a server and can blackhole traffic, drop
 // connections, refuse new ones or add latency. LoseReply reads ZooKeeper's

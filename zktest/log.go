@@ -64,3 +64,18 @@ func (l logWriter) Write(p []byte) (int, error) {
 	_, _ = l.out.Write(p)
 	return l.tail.Write(p)
 }
+
+// logTimeArgs make slf4j-simple, ZooKeeper's logger here, stamp each line
+// of the server's log with its time (to the millisecond, with the zone),
+// so that the log can be laid beside a test's or a campaign's history.
+var logTimeArgs = []string{
+	"-Dorg.slf4j.simpleLogger.showDateTime=true",
+	"-Dorg.slf4j.simpleLogger.dateTimeFormat=" + logTimeJava,
+}
+
+// logTimeJava and LogTimeLayout are the stamp's format, in Java's
+// notation and in Go's.
+const (
+	logTimeJava   = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"
+	LogTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+)

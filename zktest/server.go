@@ -297,6 +297,7 @@ func (s *Server) launch() error {
 	}
 	args := []string{"-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true"}
 	args = append(args, stopLogArgs(s.dir)...)
+	args = append(args, logTimeArgs...)
 	if fs := s.cfg.forceSync; fs != nil {
 		v := "yes"
 		if !*fs {

@@ -158,3 +158,26 @@ func TestStartFailureShowsLog(t *testing.T) {
 		t.Fatalf("error lacks the server log: %v", err)
 	}
 }
+
+// Each line of a server's log starts with its time, so that the log can be
+// laid beside a history.
+func TestServerLogIsStamped(t *testing.T) {
+	before := time.Now().Add(-time.Second)
+	s, err := zktest.StartServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b, err := os.ReadFile(filepath.Join(s.Dir(), "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, line := range []string{lines[0], lines[len(lines)-1]} {
+		stamp, _, _ := strings.Cut(line, " ")
+		at, err := time.Parse(zktest.LogTimeLayout, stamp)
+		if err != nil || at.Before(before) || at.After(time.Now()) {
+			t.Fatalf("line %q: stamp %v, %v; want a time since %v", line, at, err, before)
+		}
+	}
+}
