@@ -153,6 +153,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	h.record(Event{Kind: EvPhase, Detail: "main"})
 	stopStalls := watchStalls(func(e Event) { e.Detail = "campaign"; h.record(e) })
 	defer stopStalls()
+	stopLatency := watchServerLatency(ens.Servers, func(e Event) { h.record(e) })
+	defer stopLatency()
 	nctx, stopNemesis := context.WithCancel(ctx)
 	var lanes sync.WaitGroup
 	for i, ks := range [][]FaultKind{procKinds, serverKinds, opKinds} {
@@ -228,6 +230,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if zs != nil {
 		zs.readBack(ens.Addrs(), h)
 	}
+	stopLatency()
 	recordServerStops(h, ens.Servers)
 	h.record(Event{Kind: EvNote, Detail: "campaign end"})
 

@@ -211,6 +211,8 @@ type checker struct {
 	// stalls: the stops of worker processes their stall watch reported
 	// (EvStall), judged as pauses; not faults of the campaign's
 	stalls []*faultRec
+	// slow: the members' slow requests (EvServerSlow), in history order
+	slow []Event
 	// sessions: per process, the events that name its session (acquired,
 	// quiesced), in order
 	sessions map[int][]Event
@@ -404,6 +406,9 @@ func (c *checker) index() {
 		case EvServerStop:
 			c.stalls = append(c.stalls, &faultRec{kind: FaultPause, server: e.Server, start: e.T, end: e.End, stall: true})
 			r.ServerStops.add(float64(e.End-e.T)/1e6, fmt.Sprintf("zk%d: %s", e.Server, e.Detail), e.T, e.End, "")
+		case EvServerSlow:
+			c.slow = append(c.slow, e)
+			r.ServerSlow.add(float64(e.Latency), fmt.Sprintf("zk%d, %d outstanding", e.Server, e.Outstanding), e.T, e.End, "")
 		case EvStall:
 			f := &faultRec{kind: FaultPause, proc: e.Proc, start: e.T, end: e.End, stall: true}
 			c.stalls = append(c.stalls, f)

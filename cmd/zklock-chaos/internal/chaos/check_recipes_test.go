@@ -542,3 +542,60 @@ func TestCheckServerStopIsFeltAsAFault(t *testing.T) {
 		wantViolations(t, r, wantV...)
 	}
 }
+
+// ZooKeeper's slow requests are laid beside each sample over its target:
+// the slowest any member reported that could have run during the sample
+// (a sample from T to End whose longest request took L ran within
+// [T-L, End]). They excuse nothing: the verdict stands.
+func TestCheckOverSamplesNameZooKeepersSlowest(t *testing.T) {
+	run := func(slow ...chaos.Event) *chaos.Report {
+		h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 10000, 0)
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10500), Proc: 2, Op: 1, Resource: "res-0", Deadline: at(19500)})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(11001), Called: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10, Outcome: "ok"})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(12300), Began: at(10500), Proc: 2, Op: 1, Resource: "res-0", Token: 11, Deadline: at(19500),
+			Nodes: []string{nodeOf("res-0", 11)}})
+		for _, e := range slow {
+			h.add(e)
+		}
+		return chaos.Check(h.evs, params)
+	}
+	slow := func(server, from, to int, ms int64) chaos.Event {
+		return chaos.Event{Kind: chaos.EvServerSlow, T: at(from), End: at(to), Server: server, Latency: ms, Outstanding: 7}
+	}
+	handOff := func(r *chaos.Report) chaos.OverSample {
+		i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHandOff && f.N > 0 })
+		if i < 0 || len(r.Liveness[i].OverSamples) != 1 {
+			t.Fatalf("no hand-off over its target in %+v", r.Liveness)
+		}
+		return r.Liveness[i].OverSamples[0]
+	}
+	for _, c := range []struct {
+		slow []chaos.Event
+		want string // the start of OverSample.ZK
+	}{
+		{nil, ""},
+		{[]chaos.Event{slow(1, 9000, 9250, 300)}, ""},                                                         // over before the release
+		{[]chaos.Event{slow(1, 12500, 12750, 150)}, ""},                                                       // began after the grant
+		{[]chaos.Event{slow(1, 12400, 12650, 150)}, "zk1 150 ms"},                                             // began by 12,250
+		{[]chaos.Event{slow(3, 10800, 11050, 120)}, "zk3 120 ms"},                                             // ended after the release
+		{[]chaos.Event{slow(3, 11500, 11750, 120), slow(2, 11750, 12000, 840)}, "zk2 840 ms (7 outstanding)"}, // the slowest
+	} {
+		r := run(c.slow...)
+		wantViolations(t, r, chaos.VLiveness, chaos.VLiveness) // the verdict stands
+		if got := handOff(r).ZK; !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {
+			t.Errorf("slow %+v: ZK %q, want %q…", c.slow, got, c.want)
+		}
+		if r.ServerSlow.N != len(c.slow) {
+			t.Errorf("slow %+v: %d slow samples reported", c.slow, r.ServerSlow.N)
+		}
+	}
+	var b strings.Builder
+	r := run(slow(2, 11750, 12000, 840))
+	r.WriteTable(&b)
+	for _, want := range []string{"ZooKeeper's slow requests", "ZooKeeper: zk2 840 ms"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the text report lacks %q:\n%s", want, b.String())
+		}
+	}
+}

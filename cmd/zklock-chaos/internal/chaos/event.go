@@ -34,6 +34,7 @@ const (
 	EvPhase         = "phase"          // the campaign entered a phase: Detail ("main", "load", "wind-down")
 	EvStall         = "stall"          // the worker's stall watch did not run from T to End (see stall.go): judged as a pause of the process
 	EvServerStop    = "server-stop"    // a member's JVM stopped from T to End, a safepoint of its log (zktest.Server.Stops; see stall.go): Server (1-based), Detail (the cause)
+	EvServerSlow    = "server-slow"    // a member's longest request from T to End took Latency ms (mntr; see serverlatency.go): Server, Latency, Outstanding
 )
 
 // Recipes, as Event.Mode of an acquire. A lane runs one recipe; the
@@ -121,6 +122,11 @@ type Event struct {
 	// waited to run, once runnable, since its last EvLocal: the lower
 	// bound of the Go runtime's histogram bucket, in nanoseconds.
 	Sched int64 `json:"sched,omitempty"`
+	// Latency (EvServerSlow) is the longest any request spent in the
+	// member from T to End, in milliseconds (mntr's zk_max_latency), and
+	// Outstanding the requests waiting in it at End.
+	Latency     int64 `json:"latency_ms,omitempty"`
+	Outstanding int64 `json:"outstanding,omitempty"`
 }
 
 // Time returns T as a time.Time.
@@ -165,6 +171,8 @@ func (e Event) String() string {
 	switch e.Kind {
 	case EvLocal:
 		s += fmt.Sprintf(" nodes=%d", len(e.Nodes))
+	case EvServerSlow:
+		s += fmt.Sprintf(" latency=%dms outstanding=%d to=%s", e.Latency, e.Outstanding, time.Unix(0, e.End).Format("15:04:05.000"))
 	case EvQueues:
 		s += fmt.Sprintf(" owners=%d", len(e.Owners))
 		if e.End != 0 {

@@ -95,6 +95,9 @@ type OverSample struct {
 	To   int64   `json:"to"`
 	MS   float64 `json:"ms"`
 	What string  `json:"what"`
+	// ZK is the slowest request of any member while the sample ran
+	// (EvServerSlow), "" if none took slowMin.
+	ZK string `json:"zk,omitempty"`
 }
 
 func (f *Figure) finish() {
@@ -201,6 +204,9 @@ func (c *checker) checkLiveness() {
 				f.finish()
 				if f.N == 0 {
 					continue
+				}
+				for i := range f.OverSamples {
+					f.OverSamples[i].ZK = c.slowest(f.OverSamples[i].From, f.OverSamples[i].To)
 				}
 				c.rep.Liveness = append(c.rep.Liveness, f)
 				if f.LimitMS > 0 && f.MaxMS > f.LimitMS {
@@ -520,4 +526,25 @@ func (c *checker) causeOf(l *leaseRec, end int64) *faultRec {
 		}
 	}
 	return best
+}
+
+// slowest describes the slowest request any member reported that could
+// have run during [from, to]: a sample from T to End whose longest
+// request took Latency ran within [T-Latency, End].
+func (c *checker) slowest(from, to int64) string {
+	var worst *Event
+	for i := range c.slow {
+		e := &c.slow[i]
+		if e.End < from || e.T-e.Latency*int64(time.Millisecond) > to {
+			continue
+		}
+		if worst == nil || e.Latency > worst.Latency {
+			worst = e
+		}
+	}
+	if worst == nil {
+		return ""
+	}
+	return fmt.Sprintf("zk%d %d ms (%d outstanding) in %s-%s", worst.Server, worst.Latency, worst.Outstanding,
+		time.Unix(0, worst.T).Format("15:04:05.000"), time.Unix(0, worst.End).Format("15:04:05.000"))
 }

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -120,6 +121,10 @@ type Report struct {
 	// collections, mostly), which hold their clients' requests, and a
 	// leader's every write: felt by everyone.
 	ServerStops Figure `json:"server_stops"`
+	// ServerSlow: per member and latencyTick, its longest request when it
+	// took slowMin or more (EvServerSlow): ZooKeeper's own latency, laid
+	// beside the liveness samples over their targets (OverSample.ZK).
+	ServerSlow Figure `json:"server_slow"`
 	// ReportDelay: from a worker's stamp on an event to the hub's record
 	// of it (Event.Recv), over every worker event that has both. The
 	// workers' lanes wait for the hub as they report: a slow hub holds
@@ -320,6 +325,7 @@ func (r *Report) finish() {
 	r.Stalls.finish()
 	r.CampaignStalls.finish()
 	r.ServerStops.finish()
+	r.ServerSlow.finish()
 	r.ReportDelay.finish()
 	r.SchedWait.finish()
 	for _, v := range r.Violations {
@@ -462,6 +468,10 @@ func (r *Report) WriteTable(w io.Writer) {
 		sstops = fmt.Sprintf("%d (p50 %.0f ms, longest %.0f ms, %s)", st.N, st.P50MS, st.MaxMS, st.Worst)
 	}
 	row(fmt.Sprintf("ZooKeeper stops: a member's JVM at a safepoint for ≥ %d ms (garbage collections), felt by every worker", stallMin.Milliseconds()), sstops, "—")
+	if d := r.ServerSlow; d.N > 0 {
+		row(fmt.Sprintf("ZooKeeper's slow requests: a member's longest request per %d ms when ≥ %d ms (mntr)", latencyTick.Milliseconds(), slowMin.Milliseconds()),
+			fmt.Sprintf("%d (p50 %.0f ms, p99 %.0f ms, max %.0f ms, %s)", d.N, d.P50MS, d.P99MS, d.MaxMS, d.Worst), "—")
+	}
 	if d := r.ReportDelay; d.N > 0 {
 		row("worker reports: stamp → recorded by the hub", fmt.Sprintf("p50 %.1f ms, p99 %.0f ms, max %.0f ms (n=%d)", d.P50MS, d.P99MS, d.MaxMS, d.N), "—")
 	}
@@ -591,7 +601,24 @@ func (r *Report) writeLiveness(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %.0f | %.0f | %s | %s |\n", f.Name, f.Phase, f.Window, f.N, f.P50MS, f.P99MS, f.MaxMS, target, verdict)
 	}
+	for _, f := range r.Liveness {
+		if len(f.OverSamples) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s phase, %s), over %.0f ms, with ZooKeeper's slowest request then:\n", f.Name, f.Phase, f.Window, f.LimitMS)
+		for i, o := range f.OverSamples {
+			if i == maxOverSamplesShown {
+				fmt.Fprintf(w, "- … %d more in report.json\n", len(f.OverSamples)-i)
+				break
+			}
+			fmt.Fprintf(w, "- %.0f ms: %s; ZooKeeper: %s\n", o.MS, o.What, cmp.Or(o.ZK, "no request ≥ "+slowMin.String()))
+		}
+	}
 }
+
+// maxOverSamplesShown bounds the samples the text report lists per
+// figure.
+const maxOverSamplesShown = 10
 
 // divergence formats the divergence row's result: nodes left out /
 // numbers given twice, and the numbers given again in a queue made again.
