@@ -26,28 +26,22 @@ func (c *checker) checkHandOffs() {
 				r.LaneHandOffs++
 			}
 			end, how := a.end()
-			margin := "" // the kind its loss margin was counted under
+			ended := end != 0 && end <= b.acquired
+			if end == 0 {
+				end = c.lastT
+			}
+			excused := !ended && c.excused(a, b.acquired, end)
 			switch {
 			case how == "lost" && c.deletedBy(a, b.acquired) != nil:
 				// the operator's delete: its notice is checkOpDeletes' figure
 			case how == "lost":
-				margin = c.attribute(a)
 				m := float64(b.acquired-a.lost) / 1e6
-				r.addMargin(margin, m, c.sessionSurvived(a))
+				r.addMargin(c.attribute(a), m, c.sessionSurvived(a), excused)
 			case how == "died":
-				r.KillTakeover.add(float64(b.acquired-a.died) / 1e6)
-			}
-			if end != 0 && end <= b.acquired {
-				continue
-			}
-			if end == 0 {
-				end = c.lastT
+				r.KillTakeover.add(float64(b.acquired-a.died)/1e6, false)
 			}
 			switch {
-			case c.excused(a, b.acquired, end):
-				if margin != "" {
-					r.excusedLoss(margin, c.sessionSurvived(a))
-				}
+			case ended, excused:
 			case how == "lost":
 				c.violation(VLateLoss, res, fmt.Sprintf("%v (token %#x) was told of its loss %.1f ms after %v (token %#x) acquired",
 					a.key, a.token, float64(a.lost-b.acquired)/1e6, b.key, b.token), a.acquired, max(a.lost, b.acquired), a.key, b.key)

@@ -332,7 +332,7 @@ func (c *checker) checkOpDeletes() {
 				// (released, died) so soon that the notification may still
 				// have been on its way.
 				if end != 0 && (how == "lost" && end <= at+bound || end <= race) {
-					r.OpDeleteNotice.add(float64(max(end-at, 0)) / 1e6)
+					r.OpDeleteNotice.add(float64(max(end-at, 0))/1e6, false)
 					continue
 				}
 				// It could not hear of it: paused, or its own connection

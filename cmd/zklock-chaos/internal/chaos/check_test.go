@@ -403,3 +403,35 @@ func TestCheckLossMarginsBySession(t *testing.T) {
 		t.Fatalf("network %+v expired %+v live %+v", r.NetworkLoss, r.NetworkLossExpired, r.NetworkLossLive)
 	}
 }
+
+// A holder stopped when the next holder came in is told late, and that
+// is fencing's: its margin is counted (MinMS, Paused) but the rows with a
+// target give the least margin of the others (MinToldMS).
+func TestCheckLossMarginTargetsLeaveTheStoppedOut(t *testing.T) {
+	h := &history{}
+	h.add(chaos.Event{Kind: chaos.EvFault, T: at(0), Fault: string(chaos.FaultBlackhole), FaultID: 1, Proc: 1})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(1), Proc: 1, Op: 1, Resource: "a", Token: 10, Session: 100})
+	h.add(chaos.Event{Kind: chaos.EvLost, T: at(2000), Proc: 1, Op: 1, Resource: "a", Err: "lost: session_unverified"})
+	h.lease(2, 1, "a", 20, 2900, 3000)
+	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(4000), FaultID: 1})
+	h.add(chaos.Event{Kind: chaos.EvFault, T: at(5000), Fault: string(chaos.FaultBlackhole), FaultID: 2, Proc: 3})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(5001), Proc: 3, Op: 1, Resource: "b", Token: 30, Session: 300})
+	h.add(chaos.Event{Kind: chaos.EvStall, T: at(6000), End: at(8500), Proc: 3})
+	h.lease(2, 2, "b", 40, 8000, 8100)
+	h.add(chaos.Event{Kind: chaos.EvLost, T: at(8600), Proc: 3, Op: 1, Resource: "b", Err: "lost: session_unverified"})
+	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(9000), FaultID: 2})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(9500), Proc: 1, Op: 2, Resource: "c", Token: 50, Session: 101})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(9600), Proc: 3, Op: 2, Resource: "d", Token: 60, Session: 301})
+	r := chaos.Check(h.evs, params)
+	wantViolations(t, r)
+	e := r.NetworkLossExpired
+	if e.N != 2 || e.Paused != 1 || e.MinMS != -600 || e.MinToldMS != 900 || r.NetworkLoss.Before != 1 {
+		t.Fatalf("expired %+v network %+v", e, r.NetworkLoss)
+	}
+	var b bytes.Buffer
+	r.WriteTable(&b)
+	want := "| … of those, session expired: min margin (the stopped left out) | 900 ms (n=2, median 900); of them 1 stopped, min -600 ms |"
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("table lacks %q:\n%s", want, b.String())
+	}
+}

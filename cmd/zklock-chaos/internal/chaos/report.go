@@ -238,11 +238,20 @@ type Margin struct {
 	Paused   int     `json:"paused"`
 	MinMS    float64 `json:"min_ms"`
 	MedianMS float64 `json:"median_ms"`
-	values   []float64
+	// MinToldMS is the least margin of the holders that were not stopped:
+	// the targets are theirs.
+	MinToldMS float64 `json:"min_told_ms"`
+	values    []float64
+	told      []float64 // the margins of the holders not stopped
 }
 
-func (m *Margin) add(v float64) {
+func (m *Margin) add(v float64, stopped bool) {
 	m.values = append(m.values, v)
+	if stopped {
+		m.Paused++
+	} else {
+		m.told = append(m.told, v)
+	}
 }
 
 func (m *Margin) finish() {
@@ -252,6 +261,9 @@ func (m *Margin) finish() {
 	}
 	slices.Sort(m.values)
 	m.MinMS = m.values[0]
+	if len(m.told) > 0 {
+		m.MinToldMS = slices.Min(m.told)
+	}
 	m.MedianMS = m.values[m.N/2]
 	m.Before = 0
 	for _, v := range m.values {
@@ -275,35 +287,22 @@ func newReport() *Report {
 		Recipes: map[string]*RecipeStats{}, HeldBeforeLoss: map[string]*HeldBeforeLoss{}}
 }
 
-// excusedLoss counts a loss of kind told after the next acquire to a
-// holder that was stopped then (see Margin.Paused).
-func (r *Report) excusedLoss(kind string, sessionAlive bool) {
-	if m := r.LossMargins[kind]; m != nil {
-		m.Paused++
-	}
-	if FaultKind(strings.Split(kind, "/")[0]).Network() && kind != "none" {
-		r.NetworkLoss.Paused++
-		if sessionAlive {
-			r.NetworkLossLive.Paused++
-		} else {
-			r.NetworkLossExpired.Paused++
-		}
-	}
-}
-
-func (r *Report) addMargin(kind string, ms float64, sessionAlive bool) {
+// addMargin counts a loss of kind followed by another holder: ms from the
+// signal to the next acquire; stopped when the holder was stopped then
+// and told after it (see Margin.Paused).
+func (r *Report) addMargin(kind string, ms float64, sessionAlive, stopped bool) {
 	m := r.LossMargins[kind]
 	if m == nil {
 		m = &Margin{}
 		r.LossMargins[kind] = m
 	}
-	m.add(ms)
+	m.add(ms, stopped)
 	if FaultKind(strings.Split(kind, "/")[0]).Network() && kind != "none" {
-		r.NetworkLoss.add(ms)
+		r.NetworkLoss.add(ms, stopped)
 		if sessionAlive {
-			r.NetworkLossLive.add(ms)
+			r.NetworkLossLive.add(ms, stopped)
 		} else {
-			r.NetworkLossExpired.add(ms)
+			r.NetworkLossExpired.add(ms, stopped)
 		}
 	}
 }
@@ -508,10 +507,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	if nl.Paused > 0 {
 		first += fmt.Sprintf(" (and %d holders stopped then: paused or stalled, fencing's)", nl.Paused)
 	}
-	row("loss signal before next acquire, network/server faults", fmt.Sprintf("%s, min margin %.0f ms", first, nl.MinMS), "all but the stopped")
-	row("… of those, session expired: min margin", fmt.Sprintf("%.0f ms (n=%d, median %.0f)", r.NetworkLossExpired.MinMS, r.NetworkLossExpired.N, r.NetworkLossExpired.MedianMS),
-		fmt.Sprintf("≥ loss margin, %d ms", r.SessionTimeoutMS/4))
-	row("… of those, session alive, zklock deleted its node: min margin", fmt.Sprintf("%.0f ms (n=%d, median %.0f)", r.NetworkLossLive.MinMS, r.NetworkLossLive.N, r.NetworkLossLive.MedianMS), "> 0")
+	row("loss signal before next acquire, network/server faults", fmt.Sprintf("%s, min margin %.0f ms", first, nl.MinToldMS), "all but the stopped")
+	row("… of those, session expired: min margin (the stopped left out)", margin(r.NetworkLossExpired), fmt.Sprintf("≥ loss margin, %d ms", r.SessionTimeoutMS/4))
+	row("… of those, session alive, zklock deleted its node: min margin (the stopped left out)", margin(r.NetworkLossLive), "> 0")
 	r.writeRecipes(w)
 	r.writeLiveness(w)
 	fmt.Fprintln(w)
@@ -619,6 +617,16 @@ func (r *Report) writeLiveness(w io.Writer) {
 // maxOverSamplesShown bounds the samples the text report lists per
 // figure.
 const maxOverSamplesShown = 10
+
+// margin formats a row of Margin m: the least margin of the holders that
+// were not stopped, and how many there were.
+func margin(m Margin) string {
+	s := fmt.Sprintf("%.0f ms (n=%d, median %.0f)", m.MinToldMS, m.N, m.MedianMS)
+	if m.Paused > 0 {
+		s += fmt.Sprintf("; of them %d stopped, min %.0f ms", m.Paused, m.MinMS)
+	}
+	return s
+}
 
 // divergence formats the divergence row's result: nodes left out /
 // numbers given twice, and the numbers given again in a queue made again.

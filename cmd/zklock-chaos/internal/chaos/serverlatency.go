@@ -14,8 +14,11 @@ import (
 // arrival to its answer, since the last srst, and zk_outstanding_requests
 // how many wait now. The campaign asks each member every latencyTick and
 // resets the figures after each answer, so that each sample covers one
-// tick; a sample whose longest request took slowMin or more is recorded
-// as an EvServerSlow. The checker reports them and lays them beside every
+// tick. The reset loses the requests answered between the two words,
+// and after a stop of the member those are the ones that waited: so the
+// time mntr itself took to be answered counts as a request too. A sample
+// whose longest request took slowMin or more is recorded as an
+// EvServerSlow. The checker reports them and lays them beside every
 // liveness sample over its target; it judges nothing by them.
 
 const (
@@ -51,13 +54,14 @@ func watchServerLatency[S fourLetterer](servers []S, report func(Event)) (stop f
 					return
 				case <-t.C:
 				}
+				asked := time.Now()
 				out, err := s.FourLetter("mntr")
 				now := time.Now()
 				if err != nil {
 					continue
 				}
 				_, _ = s.FourLetter("srst")
-				if e, ok := slowSample(out, i+1, last, now); ok {
+				if e, ok := slowSample(out, now.Sub(asked), i+1, last, now); ok {
 					report(e)
 				}
 				last = now
@@ -71,16 +75,20 @@ func watchServerLatency[S fourLetterer](servers []S, report func(Event)) (stop f
 }
 
 // slowSample is the EvServerSlow of member server's mntr answer out,
-// covering from last to now, if its longest request took slowMin or
-// more.
-func slowSample(out string, server int, last, now time.Time) (Event, bool) {
+// which took rtt and covers from last to now, if its longest request (or
+// the mntr) took slowMin or more.
+func slowSample(out string, rtt time.Duration, server int, last, now time.Time) (Event, bool) {
 	m := mntrValues(out)
 	maxMS, ok := m["zk_max_latency"]
-	if !ok || time.Duration(maxMS)*time.Millisecond < slowMin {
+	if !ok {
 		return Event{}, false
 	}
-	return Event{Kind: EvServerSlow, T: last.UnixNano(), End: now.UnixNano(), Server: server,
-		Latency: maxMS, Outstanding: m["zk_outstanding_requests"]}, true
+	e := Event{Kind: EvServerSlow, T: last.UnixNano(), End: now.UnixNano(), Server: server,
+		Latency: maxMS, Outstanding: m["zk_outstanding_requests"]}
+	if r := rtt.Milliseconds(); r > maxMS {
+		e.Latency, e.Detail = r, "mntr"
+	}
+	return e, time.Duration(e.Latency)*time.Millisecond >= slowMin
 }
 
 // mntrValues parses the integer lines of a mntr answer ("key\tvalue").
