@@ -73,6 +73,7 @@ type acquisition struct {
 	// Written by the acquiring goroutine between steps.
 	woke   queue.Wake // what ended the last park
 	gaveUp bool       // a step was given up (see runStep)
+	spotBy time.Time  // when the acquiring goroutine stops waiting for steps, once ctx ended (see giveUp)
 	inline bool       // the step runs on the acquiring goroutine (see partTaker.quick)
 	at     int32      // the part the last step left waiting (an index in ts), -1 before
 	atSid  int64      // the session of its node

@@ -169,6 +169,41 @@ func TestShellGivesUpAStep(t *testing.T) {
 	}
 }
 
+// The bound runs once, from the context's end: a step waited for that
+// parks again within it (a park that needs no request) does not give the
+// step after it a bound of its own. Before, such an acquire returned two
+// bounds after its deadline (the long run of 28 November on 4a93c17).
+func TestShellBoundsAllStepsAfterTheContextEndsOnce(t *testing.T) {
+	const bound = time.Second
+	b := newScriptBackend(bound)
+	release1, release2 := make(chan struct{}), make(chan struct{})
+	defer close(release2)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	// The first step's request is in flight when the context ends; it
+	// returns 0.9 bounds later and parks again, the park over at once.
+	b.script <- scriptStep{release: release1, park: &scriptPark{done: make(chan struct{}), end: ctx.Done()}}
+	// The second step's request does not return in time.
+	b.script <- scriptStep{release: release2, err: errors.New("late")}
+	go func() {
+		<-ctx.Done()
+		time.Sleep(bound * 9 / 10)
+		close(release1)
+	}()
+	start := time.Now()
+	_, err := acquireWith(ctx, b, []string{"r"}, acquireConfig{})
+	took := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("acquire = %v, want the context's deadline", err)
+	}
+	if w := <-b.woke; w != queue.WokeEnded {
+		t.Fatalf("the second step was told %v, want WokeEnded", w)
+	}
+	if took > 50*time.Millisecond+bound*3/2 {
+		t.Errorf("acquire returned %v after it began; want the 50 ms deadline plus about one bound (%v)", took, bound)
+	}
+}
+
 // A step that ends within the bound after the context's end is waited for:
 // its outcome, a failure here, is the acquire's.
 func TestShellWaitsForAStepWithinTheBound(t *testing.T) {
