@@ -177,6 +177,20 @@ func TestCheckOperatorDelete(t *testing.T) {
 	h.add(chaos.Event{Kind: chaos.EvHeal, T: at(101), FaultID: 1}).inTimeOrder()
 	wantViolations(t, chaos.Check(h.evs, params), chaos.VDeleteUnnoticed)
 
+	// The race runs from the delete's reply, the last moment ZooKeeper can
+	// have committed it: a holder that released 60 ms after a slow reply
+	// (180 ms after the delete was sent) may not have been told yet; one
+	// that released 160 ms after it was not told in time.
+	slowReply := func(release int) *chaos.Report {
+		h := (&history{}).held(1, 1, "el-0", chaos.ModeElection, 0, 10, 0, release, 1)
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultOpDelete), FaultID: 1, Target: nodeOf("el-0", 10),
+			Resource: "el-0", Detail: "holder"})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(220), FaultID: 1})
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	wantViolations(t, slowReply(280))
+	wantViolations(t, slowReply(380), chaos.VDeleteUnnoticed)
+
 	// A delete that found the node gone already (its reply came after the
 	// holder's own release: the operator's session sat on a cut-off
 	// server) deleted nothing: the holder, never told, is no violation
