@@ -503,6 +503,19 @@ func TestCheckHealEndsAtTheFirstAnswer(t *testing.T) {
 	}
 }
 
+// slowHandOff is a history of one quiet hand-off of 1,300 ms on res-0:
+// proc 1 releases at 11,000, proc 2 (waiting since 10,500) holds at
+// 12,300.
+func slowHandOff() *history {
+	h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 10000, 0)
+	h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10500), Proc: 2, Op: 1, Resource: "res-0", Deadline: at(19500)})
+	h.add(chaos.Event{Kind: chaos.EvRelease, T: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10})
+	h.add(chaos.Event{Kind: chaos.EvReleased, T: at(11001), Called: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10, Outcome: "ok"})
+	h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(12300), Began: at(10500), Proc: 2, Op: 1, Resource: "res-0", Token: 11, Deadline: at(19500),
+		Nodes: []string{nodeOf("res-0", 11)}})
+	return h
+}
+
 // A member's JVM stop (a garbage collection) holds its clients' requests,
 // and a leader's every write; the backlog it leaves drains from the
 // ensemble's spare capacity. It is felt as a fault is, by everyone, from
@@ -510,12 +523,7 @@ func TestCheckHealEndsAtTheFirstAnswer(t *testing.T) {
 // not quiet.
 func TestCheckServerStopIsFeltAsAFault(t *testing.T) {
 	run := func(stops ...[2]int) *chaos.Report {
-		h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 10000, 0)
-		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10500), Proc: 2, Op: 1, Resource: "res-0", Deadline: at(19500)})
-		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10})
-		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(11001), Called: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10, Outcome: "ok"})
-		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(12300), Began: at(10500), Proc: 2, Op: 1, Resource: "res-0", Token: 11, Deadline: at(19500),
-			Nodes: []string{nodeOf("res-0", 11)}})
+		h := slowHandOff()
 		for _, s := range stops { // recorded at the end, as the campaign does
 			h.add(chaos.Event{Kind: chaos.EvServerStop, T: at(s[0]), End: at(s[1]), Server: 2, Detail: "GenCollectForAllocation"})
 		}
@@ -563,12 +571,7 @@ func TestCheckServerStopIsFeltAsAFault(t *testing.T) {
 // [T-L, End]). They excuse nothing: the verdict stands.
 func TestCheckOverSamplesNameZooKeepersSlowest(t *testing.T) {
 	run := func(slow ...chaos.Event) *chaos.Report {
-		h := (&history{}).held(1, 1, "res-0", chaos.ModeExclusive, 0, 10, 10000, 0)
-		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10500), Proc: 2, Op: 1, Resource: "res-0", Deadline: at(19500)})
-		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10})
-		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(11001), Called: at(11000), Proc: 1, Op: 1, Resource: "res-0", Token: 10, Outcome: "ok"})
-		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(12300), Began: at(10500), Proc: 2, Op: 1, Resource: "res-0", Token: 11, Deadline: at(19500),
-			Nodes: []string{nodeOf("res-0", 11)}})
+		h := slowHandOff()
 		for _, e := range slow {
 			h.add(e)
 		}
