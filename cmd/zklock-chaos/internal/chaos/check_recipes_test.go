@@ -503,6 +503,61 @@ func TestCheckHealEndsAtTheFirstAnswer(t *testing.T) {
 	}
 }
 
+// An isolated follower cuts off the workers whose sessions are on it (and
+// the stuck, whose links to the others are cut too); the heal figure times
+// those. A worker on another member was served throughout: its first
+// answer after the heal times the queues it waits in (isolate-follower#156
+// of 28 November: slot 3, on the leader, answered 3,527 ms after the heal).
+func TestCheckHealTimesTheWorkersTheFollowerCutOff(t *testing.T) {
+	run := func(stuck string, followerAnswer int) *chaos.Report {
+		h := &history{}
+		// proc 1 on zk1, proc 2 on zk3, before the cut
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(40), Proc: 1, Slot: 1, Op: 1, Resource: "res-0", Detail: "try", Deadline: at(9040), Server: 1})
+		h.add(chaos.Event{Kind: chaos.EvAcquireFailed, T: at(45), Began: at(40), Proc: 1, Slot: 1, Op: 1, Resource: "res-0", Outcome: "locked", Detail: "try", Server: 1})
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(50), Proc: 2, Slot: 2, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Deadline: at(9050), Server: 3})
+		detail := "mode=reset for=0.9s leader=zk3"
+		if stuck != "" {
+			detail += " stuck=" + stuck
+		}
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultIsolateFollower), FaultID: 1, Target: "zk1(follower)", Detail: detail, Nodes: []string{"zk1"}})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(1000), FaultID: 1})
+		// proc 1, served again: granted (res-1 is free) on another member
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(1010), Proc: 1, Slot: 1, Op: 2, Resource: "res-1", Deadline: at(10010), Server: 2})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(1000 + followerAnswer), Began: at(1010), Proc: 1, Slot: 1, Op: 2, Resource: "res-1",
+			Token: 20, Deadline: at(10010), Nodes: []string{nodeOf("res-1", 20)}, Server: 2})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(1000 + followerAnswer + 10), Proc: 1, Slot: 1, Op: 2, Resource: "res-1", Token: 20, Server: 2})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(1000 + followerAnswer + 11), Proc: 1, Slot: 1, Op: 2, Resource: "res-1", Token: 20, Outcome: "ok", Server: 2})
+		// proc 2, on the leader, granted the election it queued for
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(4600), Began: at(50), Proc: 2, Slot: 2, Op: 1, Resource: "el-0", Mode: chaos.ModeElection,
+			Token: 10, Deadline: at(9050), Nodes: []string{nodeOf("el-0", 10)}, Server: 3})
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(4700), Proc: 2, Slot: 2, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Token: 10, Server: 3})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(4701), Proc: 2, Slot: 2, Op: 1, Resource: "el-0", Mode: chaos.ModeElection, Token: 10, Outcome: "ok", Server: 3})
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	heal := func(r *chaos.Report) float64 {
+		i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHeal && f.N > 0 })
+		if i < 0 {
+			t.Fatalf("no heal figure in %+v", r.Liveness)
+		}
+		return r.Liveness[i].MaxMS
+	}
+	r := run("", 40)
+	wantViolations(t, r)
+	if ms := heal(r); ms < 39 || ms > 41 {
+		t.Fatalf("heal %v ms: want 40, the cut-off worker's answer (the worker on the leader was not cut off)", ms)
+	}
+	r = run("2", 40) // the nemesis cut proc 2's links to the others too
+	wantViolations(t, r, chaos.VLiveness)
+	if ms := heal(r); ms < 3599 || ms > 3601 {
+		t.Fatalf("heal %v ms: want 3,600, the stuck worker's grant", ms)
+	}
+	r = run("", 3200) // the follower's own worker answered late
+	wantViolations(t, r, chaos.VLiveness)
+	if ms := heal(r); ms < 3199 || ms > 3201 {
+		t.Fatalf("heal %v ms: want 3,200", ms)
+	}
+}
+
 // slowHandOff is a history of one quiet hand-off of 1,300 ms on res-0:
 // proc 1 releases at 11,000, proc 2 (waiting since 10,500) holds at
 // 12,300.

@@ -151,9 +151,10 @@
 //     error neither the fence nor the database's timeouts explain;
 //   - a liveness figure over its target (see FigHandOff, FigFreeSlot,
 //     FigHeal, FigTry, FigLeaderless): release to next holder and a free
-//     slot left unclaimed ≤ 1s outside faults, heal to each hit worker's
-//     first acquire ≤ the session timeout, a try's answer ≤ 1s always,
-//     a new leader ≤ session timeout + 1s after the old one's death;
+//     slot left unclaimed ≤ 1s outside faults, heal to the first answer
+//     (a grant, or a try told locked) of each worker the fault cut off ≤
+//     the session timeout, a try's answer ≤ Params.TryBound always, a new leader
+//     ≤ zklock.LeaderGapBound after the old one's death;
 //   - double grants: a lease granted while the previous holder had neither
 //     started its release, nor been told of its loss, nor died;
 //   - late loss signals: a holder told of its loss only after the next

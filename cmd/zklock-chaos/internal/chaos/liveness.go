@@ -377,18 +377,26 @@ func (c *checker) freeSlots(fs *figures, fw *faultWindows, attempts map[string][
 
 // heals measures FigHeal: from each fault's end to the first answer
 // (a grant, or a try told locked) of every worker slot it hit (process
-// faults: its own slot, a respawned worker included; the others: every
-// slot). A worker served again waits on whatever holders its next acquires
-// meet: its first grant after the heal measured that contention, not the
-// recovery (isolate-leader#477 of 28 November: slot 4 was answered 21 ms
-// after the heal, and granted 3,786 ms later, on an election it queued for
-// behind a leader).
+// faults: its own slot, a respawned worker included; an isolated
+// follower: the slots whose session was on it when it was cut off, and
+// the stuck; the other server faults: every slot). A worker served again
+// waits on whatever holders its next acquires meet: its first grant after
+// the heal measured that contention, not the recovery (isolate-leader#477
+// of 28 November: slot 4 was answered 21 ms after the heal, and granted
+// 3,786 ms later, on an election it queued for behind a leader). So does
+// a worker an isolated follower did not serve (isolate-follower#156 of 28
+// November, afternoon: slot 3, on the leader throughout, was waiting in
+// four queues behind their holders and answered 3,527 ms after the heal).
 func (c *checker) heals(fs *figures) {
 	acqBySlot := map[int][]int64{}
 	procSlot := map[int]int{}
+	onServer := map[int][]serverAt{} // proc → the member its reports named, in time order
 	for _, e := range c.evs {
 		if e.Slot != 0 {
 			procSlot[e.Proc] = e.Slot
+		}
+		if e.Proc != 0 && e.Server != 0 {
+			onServer[e.Proc] = append(onServer[e.Proc], serverAt{e.T, e.Server})
 		}
 		if e.Detail == "load" {
 			continue
@@ -400,6 +408,9 @@ func (c *checker) heals(fs *figures) {
 	for _, ts := range acqBySlot {
 		slices.Sort(ts) // reports come in the hub's order
 	}
+	for _, on := range onServer {
+		slices.SortStableFunc(on, func(a, b serverAt) int { return cmp.Compare(a.t, b.t) })
+	}
 	var slots []int
 	for s := range acqBySlot {
 		slots = append(slots, s)
@@ -410,8 +421,11 @@ func (c *checker) heals(fs *figures) {
 			continue
 		}
 		hit := slots
-		if !f.kind.Server() {
+		switch {
+		case !f.kind.Server():
 			hit = []int{procSlot[f.proc]}
+		case f.kind == FaultIsolateFollower:
+			hit = followerSlots(f, procSlot, onServer)
 		}
 		var worst int64
 		worstSlot := 0
@@ -439,6 +453,30 @@ func (c *checker) heals(fs *figures) {
 		fig.add(float64(worst)/1e6, fmt.Sprintf("%s#%d healed at %s: slot %d answered %.0f ms later", f.kind, f.id, clock(f.end), worstSlot,
 			float64(worst)/1e6), f.end, f.end+worst, "")
 	}
+}
+
+// serverAt is the member a worker's report named at t.
+type serverAt struct {
+	t      int64
+	server int // 1-based
+}
+
+// followerSlots returns the slots an isolated follower cut off: those of
+// the processes whose last report before the cut named a cut server, and
+// of the stuck. onServer's lists are in time order.
+func followerSlots(f *faultRec, procSlot map[int]int, onServer map[int][]serverAt) []int {
+	var hit []int
+	for p, s := range procSlot {
+		on := onServer[p]
+		i := sort.Search(len(on), func(i int) bool { return on[i].t >= f.start })
+		if slices.Contains(f.stuck, p) || i > 0 && slices.Contains(f.cut, on[i-1].server) {
+			if !slices.Contains(hit, s) {
+				hit = append(hit, s)
+			}
+		}
+	}
+	slices.Sort(hit)
+	return hit
 }
 
 // tries measures FigTry: every try-acquire's answer, except a paused
