@@ -74,7 +74,7 @@ func (p *clientParts) begin(t *target) {
 	}
 	p.req = queue.Request{Resource: t.resource, Parent: t.parent, Kind: layout.Kind(a.cfg.mode), Limit: a.cfg.limit,
 		Try: a.cfg.try, Raw: a.cfg.raw, Layout: a.cfg.layout, Data: c.partData(a, t.parent), DeleteBy: a.deleteBy(),
-		WatchDelay: delay, Reporter: p}
+		WatchDelay: delay, Reporter: p, GivenUp: &a.gaveUp}
 	p.w = c.q.Waiter(&p.req, &p.park)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/zklockkit/zklockkit/internal/canary"
@@ -72,11 +73,16 @@ type acquisition struct {
 
 	// Written by the acquiring goroutine between steps.
 	woke   queue.Wake // what ended the last park
-	gaveUp bool       // a step was given up (see runStep)
 	spotBy time.Time  // when the acquiring goroutine stops waiting for steps, once ctx ended (see giveUp)
 	inline bool       // the step runs on the acquiring goroutine (see partTaker.quick)
 	at     int32      // the part the last step left waiting (an index in ts), -1 before
 	atSid  int64      // the session of its node
+	// gaveUp: a step was given up (see runStep); the acquire has failed.
+	// Set by the acquiring goroutine, read by the queues while the step
+	// goes on (queue.Request.GivenUp): the acquire's nodes, its parts held
+	// and its node waiting, are being deleted from then on.
+	gaveUp atomic.Bool
+
 	// Set by the steps.
 	started bool
 	direct  bool // err is for the caller as is (the acquire never began)
@@ -262,7 +268,7 @@ func (a *acquisition) abandoned() {
 // there): the lease, or the error for the caller.
 func (a *acquisition) result() (*Lease, error) {
 	switch {
-	case a.gaveUp:
+	case a.gaveUp.Load():
 		// The step is on its own: only what this goroutine knows counts.
 		failed := joinResources(a.resources)
 		if a.at >= 0 {

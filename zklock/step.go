@@ -121,7 +121,7 @@ func (r *stepRun) giveUp() bool {
 		<-r.done
 		return true
 	}
-	a.gaveUp = true
+	a.gaveUp.Store(true)
 	return false
 }
 

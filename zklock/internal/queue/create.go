@@ -123,7 +123,7 @@ func (w *Waiter) findByID(ctx context.Context, id string) (string, error) {
 // with the rest of w.sid's nodes.
 func (w *Waiter) register(path string) bool {
 	e := &Node{path: path, resource: w.req.Resource, kind: w.req.Kind, sessionID: w.sid,
-		since: time.Now(), gone: make(chan struct{})}
+		since: time.Now(), gone: make(chan struct{}), givenUp: w.req.GivenUp}
 	e.position.Store(-1)
 	w.q.mu.Lock()
 	if w.q.sid != w.sid {

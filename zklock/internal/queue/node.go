@@ -29,11 +29,19 @@ type Node struct {
 	gone      chan struct{} // closed when the node is known to be gone
 	holder    Holder        // set once held
 	releasing bool
-	watchT    *time.Timer // pending deferred watch on the node (see watchLater)
+	givenUp   *atomic.Bool // its acquire's Request.GivenUp (see deleted)
+	watchT    *time.Timer  // pending deferred watch on the node (see watchLater)
 	// watched: this session has a data watch on the node (set by its
 	// waiter, by rearm, or by a local successor: see awaitLocal), so its
 	// deletion by anyone reaches the client.
 	watched atomic.Bool
+}
+
+// deleted reports whether e is being deleted: released, or its acquire
+// failed with a step still running (Request.GivenUp). Called with
+// Queues.mu held.
+func (e *Node) deleted() bool {
+	return e.releasing || e.givenUp != nil && e.givenUp.Load()
 }
 
 // watchLater sets the data watch on e, a node held with no watch yet,

@@ -211,7 +211,7 @@ func (q *Queues) Nodes() []Info {
 	q.mu.Lock()
 	out := make([]Info, 0, len(q.nodes))
 	for _, e := range q.nodes {
-		if e.releasing {
+		if e.deleted() {
 			continue
 		}
 		out = append(out, Info{Resource: e.resource, Kind: e.kind, Path: e.path, Holder: e.holder,
@@ -235,7 +235,11 @@ type deletingNode struct {
 }
 
 // Deleting returns the paths of the lock nodes of the current session
-// that are being deleted and that ZooKeeper has not yet confirmed gone.
+// that are being deleted and that ZooKeeper has not yet confirmed gone:
+// those a delete is under way for, and those about to be: the later nodes
+// of a release under way, and those of an acquire given up with a step
+// still running (Request.GivenUp), which deletes them as it ends. With
+// Nodes, it accounts for every node of the session the client knows of.
 func (q *Queues) Deleting() []string {
 	sid := q.s.ID()
 	q.mu.Lock()
@@ -243,6 +247,13 @@ func (q *Queues) Deleting() []string {
 	for p, d := range q.deleting {
 		if d.sid == sid {
 			ps = append(ps, p)
+		}
+	}
+	for p, e := range q.nodes {
+		if e.sessionID == sid && e.deleted() {
+			if _, ok := q.deleting[p]; !ok {
+				ps = append(ps, p)
+			}
 		}
 	}
 	q.mu.Unlock()

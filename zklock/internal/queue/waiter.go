@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/zklockkit/zklockkit/internal/canary"
@@ -38,6 +39,12 @@ type Request struct {
 	WatchDelay time.Duration
 	// Reporter is told of the node's position in its queue.
 	Reporter Reporter
+	// GivenUp, if not nil, is set once the acquire has failed while a
+	// step of it still runs (its caller stopped waiting for the step):
+	// the acquire's nodes are being deleted from then on, and Nodes
+	// leaves them out, Deleting lists them, held or waiting, until they
+	// are gone. Shared by the parts of one acquire.
+	GivenUp *atomic.Bool
 }
 
 // Reporter is told where a waiter's node stands in its queue.
