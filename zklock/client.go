@@ -310,7 +310,9 @@ func (c *Client) Locks() []LocalLock {
 // Deleting returns the paths of the lock nodes of this Client's current
 // session that it is deleting and ZooKeeper has not yet confirmed gone:
 // released leases, leases given up or lost while the session lives, nodes
-// of failed acquires. Locks leaves them out. A node stays here while
+// of failed acquires (from the moment the acquire returns, also when it
+// gave up waiting for a request ZooKeeper has not answered yet). Locks
+// leaves them out. A node stays here while
 // ZooKeeper is out of reach, for as long as the session lives. It makes no
 // ZooKeeper call.
 func (c *Client) Deleting() []string { return c.q.Deleting() }
