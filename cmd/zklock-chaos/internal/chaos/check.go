@@ -253,6 +253,10 @@ type checker struct {
 	// of each lock node, by first sighting (findDivergence)
 	snaps []Event
 	spans []*nodeSpan
+	// onServer: the members each process's reports named, in time order;
+	// disputedIn: the disputed nodes' spans by queue (indexServers)
+	onServer   map[int][]serverAt
+	disputedIn map[string][]*nodeSpan
 	// disputed: lock nodes the ensemble's members disagreed on; unsound:
 	// those of them a lease's verdicts are ZooKeeper's on, with why
 	disputed map[string]bool

@@ -1,6 +1,7 @@
 package chaos_test
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"strings"
@@ -668,6 +669,71 @@ func TestCheckOverSamplesNameZooKeepersSlowest(t *testing.T) {
 	for _, want := range []string{"ZooKeeper's slow requests", "ZooKeeper: zk2 840 ms"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the text report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// A member that lists a node the ensemble does not have (a deposed
+// leader's write it kept) shows it to its clients as a node ahead that
+// never goes: a waiter there waits until its acquire gives up, and the
+// queue behind its node with it. The long run of 28 November (ZooKeeper
+// store) had rw-0's hand-offs wait 3.1 s so, behind proc 71's writer on
+// zk1. Such a sample is ZooKeeper's ("diverged", no target) only with the
+// evidence: a disputed node in that queue while a waiter on a member that
+// listed it waited. On another member, or another queue, it is quiet.
+func TestCheckHandOffBehindADivergedMemberIsZooKeepers(t *testing.T) {
+	run := func(waiterOn int, queue string) *chaos.Report {
+		h := slowHandOff()
+		// proc 2 (the next holder) on zk2; proc 3 waits on res-0 from
+		// 10,000, its node ahead of proc 2's, until its acquire times out
+		for i := range h.evs {
+			if h.evs[i].Proc == 2 {
+				h.evs[i].Server = 2
+			}
+		}
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(10000), Proc: 3, Op: 1, Resource: "res-0", Deadline: at(12290), Server: waiterOn})
+		h.add(chaos.Event{Kind: chaos.EvAcquireFailed, T: at(12290), Began: at(10000), Proc: 3, Op: 1, Resource: "res-0", Outcome: "timeout",
+			Err: "zklock: acquire \"res-0\": context deadline exceeded", Server: waiterOn})
+		kept := "/root/" + queue + "/_c_kept-lock-0000000001"
+		for ms := 9000; ms <= 13000; ms += 1000 {
+			owners := map[string]int64{}
+			server := 2
+			if ms%2000 == 1000 { // zk1 at 9,000, 11,000 and 13,000
+				owners[kept], server = 0x300, 1
+			}
+			h.queuesOn(ms, server, owners)
+		}
+		h.reports(9000, 13000, 0x300, kept) // its owner knows it: no phantom of zklock's
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	window := func(r *chaos.Report) string {
+		i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHandOff && f.N > 0 })
+		if i < 0 {
+			t.Fatalf("no hand-off figure in %+v", r.Liveness)
+		}
+		return r.Liveness[i].Window
+	}
+	r := run(1, "res-0")
+	wantViolations(t, r, chaos.VDivergence)
+	if w := window(r); w != "diverged" {
+		t.Fatalf("a waiter on the member that kept a node of res-0: the hand-off is %s, want diverged", w)
+	}
+	var b bytes.Buffer
+	r.WriteTable(&b)
+	if !strings.Contains(b.String(), "| release → next holder | main | diverged | 1 | 1300 |") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	for _, c := range []struct {
+		on    int
+		queue string
+	}{
+		{3, "res-0"}, // the waiter on a member that never listed it
+		{1, "res-1"}, // the kept node in another queue
+	} {
+		r := run(c.on, c.queue)
+		wantViolations(t, r, chaos.VDivergence, chaos.VLiveness, chaos.VLiveness)
+		if w := window(r); w != "quiet" {
+			t.Errorf("waiter on zk%d, kept node in %s: the hand-off is %s, want quiet", c.on, c.queue, w)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package chaos
 import (
 	"cmp"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -13,7 +14,10 @@ import (
 
 // Liveness figures. Each is measured in the main phase and in the load
 // phase, outside fault windows ("quiet") and during them ("faults"); the
-// targets apply where the figure says.
+// targets apply where the figure says. A hand-off or a free slot of a
+// queue a member had diverged on (a node it listed that the ensemble did
+// not have) while a waiter on that member waited is ZooKeeper's
+// ("diverged"), with no target: see divergedFor.
 const (
 	// FigHandOff: from a holder's release, with a waiter waiting, to the
 	// next holder's acquire. Target, quiet: SlotBound.
@@ -45,7 +49,7 @@ var AllFigures = []string{FigHandOff, FigFreeSlot, FigHeal, FigTry, FigLeaderles
 type Figure struct {
 	Name    string  `json:"name"`
 	Phase   string  `json:"phase"`  // "main" or "load"
-	Window  string  `json:"window"` // "quiet" or "faults"
+	Window  string  `json:"window"` // "quiet", "faults" or "diverged"
 	N       int     `json:"n"`
 	P50MS   float64 `json:"p50_ms"`
 	P99MS   float64 `json:"p99_ms"`
@@ -168,6 +172,78 @@ func window(faulty bool) string {
 	return "quiet"
 }
 
+// queueWindow is the window of a sample of queue res from from to to,
+// with procs involved and waiters of them waiting: "faults" if a fault was
+// felt, "diverged" if the divergence of a member serving a waiter was
+// (divergedFor), "quiet" otherwise.
+func (c *checker) queueWindow(fw *faultWindows, res string, procs, waiters []int, from, to int64) string {
+	switch {
+	case fw.felt(res, procs, from, to):
+		return "faults"
+	case c.divergedFor(res, waiters, from, to):
+		return "diverged"
+	}
+	return "quiet"
+}
+
+// divergedFor reports whether, between from and to, queue res held a node
+// the ensemble's members disagreed on (c.disputed: listed by some members,
+// left out of another's synced listing) that a member serving one of procs
+// listed. To a waiter on that member the node is ahead in the queue and
+// never goes (no delete of it is ever committed), so the waiter waits until
+// its context ends, or its member syncs again, and everyone behind its
+// node with it: the long run of 28 November (ZooKeeper store) had zk1 list
+// rw-0's __WRIT__0000005552 for 88 s, which no other member had, and
+// rw-0's hand-offs wait 3.1 s while proc 71's writer on zk1 headed the
+// queue, until its acquire timed out. A ZooKeeper fault: no client sees
+// the node is not the ensemble's (a duplicate sequence number aside, which
+// zklock refuses to grant on).
+func (c *checker) divergedFor(res string, procs []int, from, to int64) bool {
+	for _, n := range c.disputedIn[res] {
+		if n.seen > to || n.to < from {
+			continue
+		}
+		for _, p := range procs {
+			if sv := c.serverOf(p, from); sv > 0 && n.members&(1<<(sv&31)) != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// serverOf returns the member proc's last report at or before t named,
+// 0 if none.
+func (c *checker) serverOf(proc int, t int64) int {
+	on := c.onServer[proc]
+	i := sort.Search(len(on), func(i int) bool { return on[i].t > t })
+	if i == 0 {
+		return 0
+	}
+	return on[i-1].server
+}
+
+// indexServers fills c.onServer, the members each process's reports
+// named, in time order, and c.disputedIn, the disputed nodes by queue.
+func (c *checker) indexServers() {
+	c.onServer = map[int][]serverAt{}
+	for _, e := range c.evs {
+		if e.Proc != 0 && e.Server != 0 {
+			c.onServer[e.Proc] = append(c.onServer[e.Proc], serverAt{e.T, e.Server})
+		}
+	}
+	for _, on := range c.onServer {
+		slices.SortStableFunc(on, func(a, b serverAt) int { return cmp.Compare(a.t, b.t) })
+	}
+	c.disputedIn = map[string][]*nodeSpan{}
+	for _, n := range c.spans {
+		if c.disputed[n.path] {
+			q := path.Base(path.Dir(n.path))
+			c.disputedIn[q] = append(c.disputedIn[q], n)
+		}
+	}
+}
+
 // checkLiveness measures the liveness figures and fails the campaign on
 // each figure that missed its target.
 func (c *checker) checkLiveness() {
@@ -176,6 +252,7 @@ func (c *checker) checkLiveness() {
 	}
 	fs := &figures{c: c, by: map[[3]string]*Figure{}}
 	fw := c.faultWindows(nil)
+	c.indexServers()
 	attemptsByRes := map[string][]*attemptRec{}
 	for _, a := range c.attempts {
 		for _, r := range strings.Split(a.key.res, ",") {
@@ -196,7 +273,7 @@ func (c *checker) checkLiveness() {
 
 	for _, name := range AllFigures {
 		for _, phase := range []string{"main", "load"} {
-			for _, w := range []string{"quiet", "faults"} {
+			for _, w := range []string{"quiet", "faults", "diverged"} {
 				f := fs.by[[3]string{name, phase, w}]
 				if f == nil {
 					continue
@@ -277,7 +354,7 @@ func (c *checker) handOffs(fs *figures, fw *faultWindows, attempts map[string][]
 				continue
 			}
 			procs := procsOf(waiting, a.key.proc, b.key.proc)
-			f := fs.get(FigHandOff, c.phase(R), window(fw.felt(res, procs, R, b.acquired)))
+			f := fs.get(FigHandOff, c.phase(R), c.queueWindow(fw, res, procs, procsOf(waiting), R, b.acquired))
 			f.add(float64(b.acquired-R)/1e6, fmt.Sprintf("%s: %v released at %s, %v acquired at %s (%d waiting)",
 				res, a.key, clock(R), b.key, clock(b.acquired), len(waiting)), R, b.acquired, res)
 		}
@@ -363,7 +440,7 @@ func (c *checker) freeSlots(fs *figures, fw *faultWindows, attempts map[string][
 				unclaimed = unclaimed[1:]
 				if s.t > since {
 					procs := procsOf(pendingAt(attempts[res], since, leaseKey{}))
-					f := fs.get(FigFreeSlot, c.phase(since), window(fw.felt(res, procs, since, s.t)))
+					f := fs.get(FigFreeSlot, c.phase(since), c.queueWindow(fw, res, procs, procs, since, s.t))
 					f.add(float64(s.t-since)/1e6, fmt.Sprintf("%s: a slot of %d free, a waiter waiting, from %s to %s",
 						res, capacity, clock(since), clock(s.t)), since, s.t, res)
 				}
@@ -390,13 +467,9 @@ func (c *checker) freeSlots(fs *figures, fw *faultWindows, attempts map[string][
 func (c *checker) heals(fs *figures) {
 	acqBySlot := map[int][]int64{}
 	procSlot := map[int]int{}
-	onServer := map[int][]serverAt{} // proc → the member its reports named, in time order
 	for _, e := range c.evs {
 		if e.Slot != 0 {
 			procSlot[e.Proc] = e.Slot
-		}
-		if e.Proc != 0 && e.Server != 0 {
-			onServer[e.Proc] = append(onServer[e.Proc], serverAt{e.T, e.Server})
 		}
 		if e.Detail == "load" {
 			continue
@@ -407,9 +480,6 @@ func (c *checker) heals(fs *figures) {
 	}
 	for _, ts := range acqBySlot {
 		slices.Sort(ts) // reports come in the hub's order
-	}
-	for _, on := range onServer {
-		slices.SortStableFunc(on, func(a, b serverAt) int { return cmp.Compare(a.t, b.t) })
 	}
 	var slots []int
 	for s := range acqBySlot {
@@ -425,7 +495,7 @@ func (c *checker) heals(fs *figures) {
 		case !f.kind.Server():
 			hit = []int{procSlot[f.proc]}
 		case f.kind == FaultIsolateFollower:
-			hit = followerSlots(f, procSlot, onServer)
+			hit = followerSlots(f, procSlot, c.onServer)
 		}
 		var worst int64
 		worstSlot := 0
