@@ -84,6 +84,7 @@ const (
 	VStoreHistory     = "store-not-linearizable"      // the fenced store's verdicts fit no sequential fenced register (porcupine)
 	VLiveness         = "liveness-target-missed"      // a liveness figure missed its target
 	VLeftover         = "acquire-all-leftover"        // a failed AcquireAll left a node with its client: not all-or-nothing
+	VLossMargin       = "loss-margin-missed"          // a holder whose session then expired was told of its loss less than the loss margin before the next acquire
 	VStoreMismatch    = "store-mismatch"              // a database store's rows contradict its writers or themselves, or were not read back
 	VStoreError       = "store-error"                 // a write to a database store failed with an error neither the fence nor the database's timeouts explain
 	VDivergence       = "server-divergence"           // two ensemble members disagreed on a lock znode after a sync, or gave one sequence number twice: a ZooKeeper fault, not zklock's
@@ -255,7 +256,9 @@ type checker struct {
 	spans []*nodeSpan
 	// onServer: the members each process's reports named, in time order;
 	// disputedIn: the disputed nodes' spans by queue (indexServers)
-	onServer   map[int][]serverAt
+	onServer map[int][]serverAt
+	// fates: the notes of what became of each session (sessionFates), by session
+	fates      map[int64][]Event
 	disputedIn map[string][]*nodeSpan
 	// disputed: lock nodes the ensemble's members disagreed on; unsound:
 	// those of them a lease's verdicts are ZooKeeper's on, with why
@@ -405,6 +408,13 @@ func (c *checker) index() {
 			}
 		case EvQuiesced:
 			c.sessions[e.Proc] = append(c.sessions[e.Proc], e)
+		case EvNote:
+			if e.Outcome == OutcomeSessionVerified || e.Outcome == OutcomeSessionReplaced {
+				if c.fates == nil {
+					c.fates = map[int64][]Event{}
+				}
+				c.fates[e.Session] = append(c.fates[e.Session], e)
+			}
 		case EvDied:
 			died[e.Proc] = e.T
 		case EvServerStop:

@@ -22,7 +22,7 @@ import (
 // is never excused: it must hold whatever ZooKeeper says.
 var onZooKeeper = map[string]bool{
 	VDoubleGrant: true, VLateLoss: true, VGoodStanding: true, VSharedOverlap: true,
-	VOverLimit: true, VDowngradeGap: true, VDeleteUnnoticed: true,
+	VOverLimit: true, VDowngradeGap: true, VDeleteUnnoticed: true, VLossMargin: true,
 }
 
 // ZooKeeper's verdicts: reported, and kept apart from zklock's (Report.Pass

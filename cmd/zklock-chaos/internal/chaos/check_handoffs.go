@@ -36,7 +36,12 @@ func (c *checker) checkHandOffs() {
 				// the operator's delete: its notice is checkOpDeletes' figure
 			case how == "lost":
 				m := float64(b.acquired-a.lost) / 1e6
-				r.addMargin(c.attribute(a), m, c.sessionSurvived(a), excused)
+				kind, fate := c.attribute(a), c.sessionFate(a)
+				if r.addMargin(kind, m, fate, excused) && fate == fateExpired && !excused && m < c.lossMarginMS() &&
+					!c.pausedDuring(a.key.proc, a.lost-int64(c.p.SessionTimeout)/4, a.lost) {
+					c.violation(VLossMargin, res, fmt.Sprintf("%v (token %#x) was told of its loss (%s) %.0f ms before %v (token %#x) acquired, its session then expired: the loss margin is %.0f ms",
+						a.key, a.token, kind, m, b.key, b.token, c.lossMarginMS()), a.lost, b.acquired, a.key, b.key)
+				}
 			case how == "died":
 				r.KillTakeover.add(float64(b.acquired-a.died)/1e6, false)
 			}
@@ -71,17 +76,51 @@ func (c *checker) excused(a *leaseRec, acquired, end int64) bool {
 	return true
 }
 
-// sessionSurvived reports whether the holder's session outlived the loss
-// of l: the client gave the lease up while its session was still alive,
-// then deleted the node itself (the process later shows the same session).
-func (c *checker) sessionSurvived(l *leaseRec) bool {
+// What became of a lost lease's session (sessionFate).
+const (
+	fateAlive   = "alive"   // it outlived the loss: the client deleted the node itself
+	fateExpired = "expired" // ZooKeeper expired it: its expiry let the next holder in
+	fateUnknown = "unknown" // the history does not say (its process ended first, say)
+)
+
+// sessionFate says what became of the holder's session after the loss of
+// l. Alive: the process later shows the same session (an acquire on it,
+// its quiescence, or the Client's note that it was verified again).
+// Expired: the Client noted it replaced by a new session
+// (OutcomeSessionReplaced), or, for a lease of the worker's own Client,
+// which is its only session outside the load, the process later shows a
+// new session there.
+func (c *checker) sessionFate(l *leaseRec) string {
+	if l.session == 0 {
+		return fateUnknown
+	}
+	replaced := false
 	for _, e := range c.sessions[l.key.proc] {
-		if e.T > l.lost && e.Session == l.session && l.session != 0 {
-			return true
+		switch {
+		case e.T <= l.lost || e.Session == 0:
+		case e.Session == l.session:
+			return fateAlive
+		case l.detail != "load" && e.Detail != "load":
+			replaced = true
 		}
 	}
-	return false
+	for _, e := range c.fates[l.session] {
+		switch {
+		case e.Outcome == OutcomeSessionVerified && e.T > l.lost:
+			return fateAlive
+		case e.Outcome == OutcomeSessionReplaced:
+			replaced = true
+		}
+	}
+	if replaced {
+		return fateExpired
+	}
+	return fateUnknown
 }
+
+// lossMarginMS is the loss margin the campaign's clients use, in ms:
+// zklock's default, a quarter of the session timeout.
+func (c *checker) lossMarginMS() float64 { return float64(c.p.SessionTimeout) / 4 / 1e6 }
 
 // attribute names the fault a loss is blamed on: a fault on the holder's
 // own process or links first, else a server fault, active when the loss

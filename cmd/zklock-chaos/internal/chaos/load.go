@@ -42,10 +42,12 @@ func (ld *load) start(ctx context.Context, spec loadSpec) {
 			var clients []*zklock.Client
 			for i := range spec.Sessions {
 				cctx, cancel := context.WithTimeout(ctx, 4*w.spec.SessionTimeout)
+				fates := &sessionFates{w: w}
 				c, err := zklock.Connect(cctx, w.spec.Servers,
 					zklock.WithRoot(w.spec.Root),
 					zklock.WithSessionTimeout(w.spec.SessionTimeout),
-					zklock.WithLabel(fmt.Sprintf("chaos-proc-%d-load-%d", w.spec.Proc, i)))
+					zklock.WithLabel(fmt.Sprintf("chaos-proc-%d-load-%d", w.spec.Proc, i)),
+					zklock.WithObserver(fates))
 				cancel()
 				if ctx.Err() != nil {
 					break
@@ -54,6 +56,7 @@ func (ld *load) start(ctx context.Context, spec loadSpec) {
 					w.send(Event{Kind: EvNote, Outcome: "load-connect-failed", Err: err.Error()})
 					continue
 				}
+				fates.started(c.SessionID())
 				clients = append(clients, c)
 				ld.mu.Lock()
 				ld.clients = append(ld.clients, c)

@@ -159,11 +159,14 @@ type Report struct {
 	// NetworkLoss summarizes LossMargins over network and server faults;
 	// NetworkLossExpired over those where the holder's session then
 	// expired (ZooKeeper's expiry let the next holder in: the margin is
-	// bounded below by the loss margin), NetworkLossLive over those where
-	// the session survived and the client deleted its node itself.
+	// bounded below by the loss margin, VLossMargin), NetworkLossLive over
+	// those where the session survived and the client deleted its node
+	// itself, NetworkLossUnknown over those whose session's end the
+	// history does not show (see checker.sessionFate).
 	NetworkLoss        Margin `json:"network_loss"`
 	NetworkLossExpired Margin `json:"network_loss_session_expired"`
 	NetworkLossLive    Margin `json:"network_loss_session_alive"`
+	NetworkLossUnknown Margin `json:"network_loss_session_unknown"`
 	// KillTakeover: from the SIGKILL of a holder to the next acquire.
 	KillTakeover Margin `json:"kill_takeover"`
 	// HeldBeforeLoss: how long the leases lost without a release had
@@ -288,23 +291,30 @@ func newReport() *Report {
 }
 
 // addMargin counts a loss of kind followed by another holder: ms from the
-// signal to the next acquire; stopped when the holder was stopped then
-// and told after it (see Margin.Paused).
-func (r *Report) addMargin(kind string, ms float64, sessionAlive, stopped bool) {
+// signal to the next acquire; fate, what became of the holder's session
+// (checker.sessionFate); stopped when the holder was stopped then and told
+// after it (see Margin.Paused). It reports whether the loss counts among
+// the network and server faults' (NetworkLoss).
+func (r *Report) addMargin(kind string, ms float64, fate string, stopped bool) bool {
 	m := r.LossMargins[kind]
 	if m == nil {
 		m = &Margin{}
 		r.LossMargins[kind] = m
 	}
 	m.add(ms, stopped)
-	if FaultKind(strings.Split(kind, "/")[0]).Network() && kind != "none" {
-		r.NetworkLoss.add(ms, stopped)
-		if sessionAlive {
-			r.NetworkLossLive.add(ms, stopped)
-		} else {
-			r.NetworkLossExpired.add(ms, stopped)
-		}
+	if !FaultKind(strings.Split(kind, "/")[0]).Network() || kind == "none" {
+		return false
 	}
+	r.NetworkLoss.add(ms, stopped)
+	switch fate {
+	case fateAlive:
+		r.NetworkLossLive.add(ms, stopped)
+	case fateExpired:
+		r.NetworkLossExpired.add(ms, stopped)
+	default:
+		r.NetworkLossUnknown.add(ms, stopped)
+	}
+	return true
 }
 
 // finish computes summaries and counts violations by kind.
@@ -315,6 +325,7 @@ func (r *Report) finish() {
 	r.NetworkLoss.finish()
 	r.NetworkLossExpired.finish()
 	r.NetworkLossLive.finish()
+	r.NetworkLossUnknown.finish()
 	r.KillTakeover.finish()
 	for _, h := range r.HeldBeforeLoss {
 		h.finish()
@@ -510,6 +521,7 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("loss signal before next acquire, network/server faults", fmt.Sprintf("%s, min margin %.0f ms", first, nl.MinToldMS), "all but the stopped")
 	row("… of those, session expired: min margin (the stopped left out)", margin(r.NetworkLossExpired), fmt.Sprintf("≥ loss margin, %d ms", r.SessionTimeoutMS/4))
 	row("… of those, session alive, zklock deleted its node: min margin (the stopped left out)", margin(r.NetworkLossLive), "> 0")
+	row("… of those, the session's end not in the history: min margin (the stopped left out)", margin(r.NetworkLossUnknown), "— (> 0 above)")
 	r.writeRecipes(w)
 	r.writeLiveness(w)
 	fmt.Fprintln(w)

@@ -221,14 +221,17 @@ func (w *worker) connect(ctx context.Context) error {
 	start := time.Now()
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 4*w.spec.SessionTimeout)
+		fates := &sessionFates{w: w}
 		c, err := zklock.Connect(cctx, w.spec.Servers,
 			zklock.WithRoot(w.spec.Root),
 			zklock.WithSessionTimeout(w.spec.SessionTimeout),
 			zklock.WithLabel(fmt.Sprintf("chaos-proc-%d", w.spec.Proc)),
-			zklock.WithObserver(w.requeues))
+			zklock.WithObserver(w.requeues),
+			zklock.WithObserver(fates))
 		cancel()
 		if err == nil {
 			w.c = c
+			fates.started(c.SessionID())
 			return nil
 		}
 		if ctx.Err() != nil || time.Since(start) > 2*time.Minute {
