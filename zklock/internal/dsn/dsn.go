@@ -209,7 +209,11 @@ func secretSpans(s string) [][2]int {
 // userInfoEnd returns where the user info of s starts (after a scheme)
 // and ends (at its "@"), if s has one. The "@" is the last one of the
 // string, or, when that one is inside the parameters ("label=a@b"), the
-// last one before them.
+// last one before them. An "@" after a "?" and a "=" is a parameter's only
+// if what comes before the "?" is a list of hosts: in
+// zk://app:hunter2?x=1@h1 it ends the user info, whose password holds an
+// unencoded "?" (the parser reads "hunter2" as a port, and its message
+// would quote it).
 func userInfoEnd(s string) (start, end int, ok bool) {
 	if _, after, ok := strings.Cut(s, "://"); ok {
 		start = len(s) - len(after)
@@ -223,12 +227,27 @@ func userInfoEnd(s string) (start, end int, ok bool) {
 		at += start
 		info := s[start:at]
 		// A "?" followed by a "=" before the "@": the "@" is a parameter's.
-		if q := strings.IndexByte(info, '?'); q >= 0 && strings.Contains(info[q:], "=") && strings.IndexByte(info, ':') < q {
+		if q := strings.IndexByte(info, '?'); q >= 0 && strings.Contains(info[q:], "=") && strings.IndexByte(info, ':') < q && hostsLike(info[:q]) {
 			limit = start + q
 			continue
 		}
 		return start, at, true
 	}
+}
+
+// hostsLike reports whether s, up to its first "/" and after an "@"
+// before that (user info of its own), is a list of hosts that parses.
+func hostsLike(s string) bool {
+	hosts, _, _ := strings.Cut(s, "/")
+	if i := strings.LastIndexByte(hosts, '@'); i >= 0 {
+		hosts = hosts[i+1:]
+	}
+	for h := range strings.SplitSeq(hosts, ",") {
+		if _, err := parseHost(h); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Redact masks the secrets of s (secretSpans), even in a string that does
