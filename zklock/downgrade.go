@@ -25,9 +25,10 @@ import (
 // then deletes the read node, keeps the write lease, and returns an error
 // matching ErrDowngradeBlocked. If the session is lost before the write
 // node is gone (the delete waited out a partition), the read lease made
-// meanwhile is lost too: neither lease is held (the write lease has ended
-// with the loss: its Done is closed and Err says why), and the error
-// matches ErrLeaseLost. Upgrading read to write is not offered: it deadlocks in
+// meanwhile is lost too: neither lease is held (the write lease has ended:
+// its Done is closed, and Err is the loss, or ErrReleased if the session's
+// end deleted the write node first, which completes the release Downgrade
+// began), and the error matches ErrLeaseLost. Upgrading read to write is not offered: it deadlocks in
 // every read/write lock recipe.
 func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	st := l.st

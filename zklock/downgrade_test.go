@@ -50,6 +50,18 @@ func TestIntegration_DowngradeLostWhileReleasingTheWriteLease(t *testing.T) {
 	if !errors.Is(err, zklock.ErrLeaseLost) {
 		t.Fatalf("Downgrade = %v; want an error matching ErrLeaseLost", err)
 	}
+	// Neither lease is held, and the write lease says so: its holder
+	// must not work on under it. Here the session's end deleted the write
+	// node first, which completed the release Downgrade began: Err is
+	// ErrReleased; had the delete still been waiting, the loss.
+	select {
+	case <-w.Done():
+	default:
+		t.Fatal("the write lease's Done is open after Downgrade reported both leases lost")
+	}
+	if err := w.Err(); !errors.Is(err, zklock.ErrLeaseLost) && !errors.Is(err, zklock.ErrReleased) {
+		t.Fatalf("the write lease's Err = %v after Downgrade reported both leases lost; want ErrLeaseLost or ErrReleased", err)
+	}
 	<-healed
 	// The session is gone with both nodes: a writer gets in at once.
 	l, err := other.TryAcquire(ctx, "r", zklock.Write)
