@@ -37,8 +37,11 @@ func (c *checker) checkHandOffs() {
 			case how == "lost":
 				m := float64(b.acquired-a.lost) / 1e6
 				kind, fate := c.attribute(a), c.sessionFate(a)
-				if r.addMargin(kind, m, fate, excused) && fate == fateExpired && !excused && m < c.lossMarginMS() &&
-					!c.pausedDuring(a.key.proc, a.lost-int64(c.p.SessionTimeout)/4, a.lost) {
+				// A holder stopped in the margin before its signal could
+				// not be told sooner: its margin is fencing's, as an
+				// excused one's is, on the rows and for the verdict.
+				stopped := excused || c.pausedDuring(a.key.proc, a.lost-int64(c.p.SessionTimeout)/4, a.lost)
+				if r.addMargin(kind, m, fate, stopped) && fate == fateExpired && !stopped && m < c.lossMarginMS() {
 					c.violation(VLossMargin, res, fmt.Sprintf("%v (token %#x) was told of its loss (%s) %.0f ms before %v (token %#x) acquired, its session then expired: the loss margin is %.0f ms",
 						a.key, a.token, kind, m, b.key, b.token, c.lossMarginMS()), a.lost, b.acquired, a.key, b.key)
 				}

@@ -329,8 +329,12 @@ func (c *checker) checkOpDeletes() {
 				}
 				race := max(at, f.end) + int64(deleteRace)
 				if l.acquired > f.start {
+					// Born lost: it ends by itself untold at most deleteRace
+					// after its grant, or after the delete's reply, whichever
+					// is later (a delete whose reply was lost may have taken
+					// effect as late as its end, after the grant).
 					r.OpDeleteBornLost++
-					race = l.acquired + int64(deleteRace)
+					race = max(race, l.acquired+int64(deleteRace))
 				}
 				// Told of the loss within the bound; or ended by itself
 				// (released, died) so soon that the notification may still

@@ -272,6 +272,31 @@ func TestCheckGrantedAfterItsNodeWasDeleted(t *testing.T) {
 	wantViolations(t, r, chaos.VDeleteUnnoticed)
 }
 
+// A grant can also come after a delete whose reply was lost, which may
+// have taken effect at any moment up to its end: the holder that released
+// untold before then is no violation, and one that released well after it
+// is (the long run of 28 November, ZooKeeper store, res-3, fault 172: the
+// waiter's grant 343 ms after the delete was sent, its release 454 ms
+// after, the delete's connection closed at 774 ms; the store committed the
+// holder's writes, which check the node, until its release).
+func TestCheckGrantedBeforeAFailedDeleteEnded(t *testing.T) {
+	run := func(release int) *chaos.Report {
+		h := &history{}
+		h.add(chaos.Event{Kind: chaos.EvAcquire, T: at(0), Proc: 1, Op: 1, Resource: "res-3", Deadline: at(9000)})
+		h.add(chaos.Event{Kind: chaos.EvFault, T: at(100), Fault: string(chaos.FaultOpDelete), FaultID: 1, Target: nodeOf("res-3", 10),
+			Resource: "res-3", Detail: "waiter"})
+		h.add(chaos.Event{Kind: chaos.EvAcquired, T: at(443), Began: at(0), Proc: 1, Op: 1, Resource: "res-3", Token: 10, Deadline: at(9000),
+			Nodes: []string{nodeOf("res-3", 10)}})
+		h.write(1, 1, "res-3", 10, 450, true)
+		h.add(chaos.Event{Kind: chaos.EvRelease, T: at(release), Proc: 1, Op: 1, Resource: "res-3", Token: 10})
+		h.add(chaos.Event{Kind: chaos.EvReleased, T: at(release + 10), Proc: 1, Op: 1, Resource: "res-3", Token: 10, Outcome: "ok"})
+		h.add(chaos.Event{Kind: chaos.EvHeal, T: at(874), FaultID: 1, Detail: "error: zk: connection closed"})
+		return chaos.Check(h.inTimeOrder().evs, params)
+	}
+	wantViolations(t, run(554))
+	wantViolations(t, run(1100), chaos.VDeleteUnnoticed)
+}
+
 // A multi-resource lease is judged per part, with each part's token.
 func TestCheckMultiParts(t *testing.T) {
 	h := &history{}

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/zklockkit/zklockkit/zklock"
 )
@@ -51,12 +52,13 @@ func (f *sessionFates) Observe(_ context.Context, e zklock.Event) {
 	if e.Kind != zklock.EventState || e.State != zklock.SessionVerified || e.SessionID == 0 {
 		return
 	}
+	t := time.Now().UnixNano() // stamped now: the notes go out later
 	f.mu.Lock()
 	prev := f.last
 	f.last = e.SessionID
 	f.mu.Unlock()
 	if prev != 0 && prev != e.SessionID {
-		go f.w.send(Event{Kind: EvNote, Outcome: OutcomeSessionReplaced, Session: prev})
+		go f.w.send(Event{Kind: EvNote, T: t, Outcome: OutcomeSessionReplaced, Session: prev})
 	}
-	go f.w.send(Event{Kind: EvNote, Outcome: OutcomeSessionVerified, Session: e.SessionID})
+	go f.w.send(Event{Kind: EvNote, T: t, Outcome: OutcomeSessionVerified, Session: e.SessionID})
 }
