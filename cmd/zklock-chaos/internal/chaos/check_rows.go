@@ -93,7 +93,8 @@ func (c *checker) storeWrites() []storeWrite {
 		case ok && e.Outcome == WriteStale:
 			c.mismatch(e, fmt.Sprintf("the fence refused write %#x of %s (token %#x), yet its row committed", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token))
 		case !ok && e.Outcome == WriteCommitted:
-			c.mismatch(e, fmt.Sprintf("write %#x of %s (token %#x) was told it committed, and no row of it is in the store", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token))
+			c.mismatch(e, fmt.Sprintf("write %#x of %s (token %#x) was told it committed, and no row of it is in the store%s", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token,
+				c.entryHolder(e)))
 		case !ok && e.Outcome == WriteError:
 			c.violation(VStoreError, e.Resource, fmt.Sprintf("write %#x of %s (token %#x) failed: %s", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token, e.Err),
 				e.Called, e.T, leaseKey{e.Proc, e.Op, e.Resource})
@@ -206,4 +207,21 @@ func (r *Report) database() *DBStats {
 		r.Database = &DBStats{Outcomes: map[string]int{}}
 	}
 	return r.Database
+}
+
+// entryHolder says, for a write told it committed whose row is missing,
+// what the log entry ZooKeeper's answer named holds (EvWrite's Order, in
+// the ZooKeeper store): another write there means the ensemble gave the
+// entry's number again, forgetting a transaction it had acknowledged.
+func (c *checker) entryHolder(w Event) string {
+	if w.Order == 0 {
+		return ""
+	}
+	for _, e := range c.evs {
+		if e.Kind == EvCommitted && e.Resource == w.Resource && e.Order == w.Order {
+			return fmt.Sprintf(" (ZooKeeper's answer named log entry %d, which holds write %#x of %s: the ensemble gave its number again)",
+				w.Order, e.WriteID, leaseKey{e.Proc, e.Op, e.Resource})
+		}
+	}
+	return fmt.Sprintf(" (ZooKeeper's answer named log entry %d, which the log read back does not have)", w.Order)
 }

@@ -1,6 +1,7 @@
 package chaos_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/zklockkit/zklockkit/cmd/zklock-chaos/internal/chaos"
@@ -90,6 +91,27 @@ func TestCheckDatabaseCommitWithoutRow(t *testing.T) {
 	wantViolations(t, r, chaos.VStoreMismatch)
 	if r.Writes.Accepted != 1 || r.Stale.Committed != 0 || r.Stale.Rejected != 0 {
 		t.Fatalf("writes %+v, stale %+v", r.Writes, r.Stale)
+	}
+}
+
+// In the ZooKeeper store the writer learns its log entry from the answer
+// (EvWrite's Order): a write told it committed, with no row, whose entry
+// holds another write was forgotten by the ensemble, which gave the
+// entry's number again; the verdict says which write holds it (the long
+// run of 28 November on c197567 lost seven acknowledged writes, each at a
+// new leader's first transactions, and could not say that).
+func TestCheckCommitWithoutRowNamesItsEntry(t *testing.T) {
+	h := overtaken("a", chaos.ModeExclusive, chaos.WriteCommitted).readBack()
+	for i := range h.evs {
+		if e := &h.evs[i]; e.Kind == chaos.EvWrite && e.Proc == 1 {
+			e.Order = 1 // the entry proc 2's write holds
+		}
+	}
+	r := chaos.Check(h.evs, dbParams)
+	wantViolations(t, r, chaos.VStoreMismatch)
+	want := "(ZooKeeper's answer named log entry 1, which holds write 0x200000001 of proc 2 op 1: the ensemble gave its number again)"
+	if d := r.Violations[0].Detail; !strings.Contains(d, want) {
+		t.Fatalf("detail lacks %q: %s", want, d)
 	}
 }
 

@@ -123,6 +123,7 @@ type dbVerdict struct {
 	Accepted bool   // it committed
 	Outcome  string // WriteCommitted, WriteStale, ...
 	Stored   int64  // WriteStale: the larger token the fence holds (0 if unread)
+	Order    int64  // committed, in the ZooKeeper store: the log entry its answer named (n), 0 if unknown
 	Err      string
 }
 
@@ -225,7 +226,7 @@ func dbWrite(ctx context.Context, s *sqlStore, req writeRequest) Event {
 func writeEvent(req writeRequest, called int64, v dbVerdict) Event {
 	return Event{Kind: EvWrite, T: time.Now().UnixNano(), Called: called, Proc: req.Proc, Slot: req.Slot, Op: req.Op,
 		Resource: req.Resource, Mode: req.Mode, Token: req.Token, Sent: req.Sent, WriteID: req.ID,
-		Accepted: v.Accepted, Max: v.Stored, Outcome: v.Outcome, Err: v.Err}
+		Accepted: v.Accepted, Max: v.Stored, Order: v.Order, Outcome: v.Outcome, Err: v.Err}
 }
 
 // dbWriteTimeout bounds a write's transaction: well above the database's

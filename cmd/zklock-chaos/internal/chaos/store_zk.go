@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -94,13 +96,24 @@ func (s zkStore) Write(ctx context.Context, c *zklock.Client, l *zklock.Lease, w
 		return dbVerdict{Outcome: WriteError, Err: err.Error()}
 	}
 	reg := s.register(w.Resource)
-	_, err = c.Fenced(ctx, l,
+	res, err := c.Fenced(ctx, l,
 		&zk.CreateRequest{Path: reg + "/" + zkLogPrefix, Data: rec, Acl: zk.WorldACL(zk.PermAll), Flags: zk.FlagSequence},
 		&zk.SetDataRequest{Path: reg, Data: rec, Version: -1})
 	if err != nil {
 		return dbVerdict{Outcome: zkWriteOutcome(err), Err: err.Error()}
 	}
-	return dbVerdict{Accepted: true, Outcome: WriteCommitted}
+	// The log entry ZooKeeper's answer names: the checker lays it beside
+	// the log read back (a committed write with no row, whose entry holds
+	// another write, was forgotten by the ensemble).
+	v := dbVerdict{Accepted: true, Outcome: WriteCommitted}
+	if len(res) > 0 {
+		if i := strings.LastIndex(res[0].String, "/"+zkLogPrefix); i >= 0 {
+			if seq, err := strconv.ParseInt(res[0].String[i+1+len(zkLogPrefix):], 10, 64); err == nil {
+				v.Order = seq + 1
+			}
+		}
+	}
+	return v
 }
 
 // zkWriteOutcome classifies a failed fenced write, in the database
