@@ -176,10 +176,19 @@ func (n *nemesis) beginEvent(e Event) int {
 
 // recipeFor picks the recipe a fault of kind k aims at: the one it hit
 // least so far, then the one all kinds hit least (kills aim at an
-// election's leader every other time, for the leaderless gap).
+// election's leader every other time, for the leaderless gap). The first
+// pause aims at an exclusive lock's holder (in a long critical section,
+// see pickTarget), whose late write the fence must refuse: the campaign's
+// target that fencing was exercised. A smoke campaign makes three pauses,
+// and CI's of 28 November on 11ee600 sent them to a semaphore (whose
+// writes no token fences in memory), an election and a downgrade, and
+// missed it.
 func (n *nemesis) recipeFor(k FaultKind, rng *rand.Rand) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if k == FaultPause && n.aimed[k][RecipeExclusive] == 0 {
+		return RecipeExclusive
+	}
 	if k == FaultKill {
 		n.kills++
 		if n.kills%2 == 0 {
@@ -211,9 +220,14 @@ func (n *nemesis) end(id int, detail string) {
 
 // pickTarget returns the slot and process of a current holder of a lease
 // of the recipe, preferring one in a long critical section (waiting up to
-// 2s for one, 4s for any), or of a random worker when nobody holds one.
+// 2s for one, 4s for any; 10 s for an exclusive lock's), or of a random
+// worker when nobody holds one.
 func (n *nemesis) pickTarget(rng *rand.Rand, recipe string) (*slot, *proc) {
-	for i := range 80 {
+	tries := 80
+	if recipe == RecipeExclusive {
+		tries = 200 // up to 10 s: the first pause needs a holder (recipeFor)
+	}
+	for i := range tries {
 		hs, long := n.hub.holders(recipe)
 		if i < 40 && recipe == RecipeExclusive {
 			hs = long
