@@ -597,6 +597,17 @@ func slowHandOff() *history {
 	return h
 }
 
+// handOffWindow returns the window of r's hand-off figure, the one with
+// samples.
+func handOffWindow(t *testing.T, r *chaos.Report) string {
+	t.Helper()
+	i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHandOff && f.N > 0 })
+	if i < 0 {
+		t.Fatalf("no hand-off figure in %+v", r.Liveness)
+	}
+	return r.Liveness[i].Window
+}
+
 // A member's JVM stop (a garbage collection) holds its clients' requests,
 // and a leader's every write; the backlog it leaves drains from the
 // ensemble's spare capacity. It is felt as a fault is, by everyone, from
@@ -610,13 +621,7 @@ func TestCheckServerStopIsFeltAsAFault(t *testing.T) {
 		}
 		return chaos.Check(h.evs, params)
 	}
-	window := func(r *chaos.Report) string {
-		i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHandOff && f.N > 0 })
-		if i < 0 {
-			t.Fatalf("no hand-off figure in %+v", r.Liveness)
-		}
-		return r.Liveness[i].Window
-	}
+	window := func(r *chaos.Report) string { return handOffWindow(t, r) }
 	r := run()
 	wantViolations(t, r, chaos.VLiveness, chaos.VLiveness) // the hand-off, and the slot it left free
 	if w := window(r); w != "quiet" {
@@ -731,13 +736,7 @@ func TestCheckHandOffBehindADivergedMemberIsZooKeepers(t *testing.T) {
 		h.reports(9000, 13000, 0x300, kept) // its owner knows it: no phantom of zklock's
 		return chaos.Check(h.inTimeOrder().evs, params)
 	}
-	window := func(r *chaos.Report) string {
-		i := slices.IndexFunc(r.Liveness, func(f *chaos.Figure) bool { return f.Name == chaos.FigHandOff && f.N > 0 })
-		if i < 0 {
-			t.Fatalf("no hand-off figure in %+v", r.Liveness)
-		}
-		return r.Liveness[i].Window
-	}
+	window := func(r *chaos.Report) string { return handOffWindow(t, r) }
 	r := run(1, "res-0")
 	wantViolations(t, r, chaos.VDivergence)
 	if w := window(r); w != "diverged" {
