@@ -257,6 +257,9 @@ type checker struct {
 	// onServer: the members each process's reports named, in time order;
 	// disputedIn: the disputed nodes' spans by queue (indexServers)
 	onServer map[int][]serverAt
+	// slowOn: per member, its slow samples of stallMin or more, in
+	// time order (indexServers)
+	slowOn map[int][]Event
 	// fates: the notes of what became of each session (sessionFates), by session
 	fates      map[int64][]Event
 	disputedIn map[string][]*nodeSpan

@@ -17,7 +17,9 @@ import (
 // targets apply where the figure says. A hand-off or a free slot of a
 // queue a member had diverged on (a node it listed that the ensemble did
 // not have) while a waiter on that member waited is ZooKeeper's
-// ("diverged"), with no target: see divergedFor.
+// ("diverged"), with no target: see divergedFor. So is one during which a
+// member serving one of its processes held a request stallMin or more
+// ("zk-slow"): see slowFor.
 const (
 	// FigHandOff: from a holder's release, with a waiter waiting, to the
 	// next holder's acquire. Target, quiet: SlotBound.
@@ -49,7 +51,7 @@ var AllFigures = []string{FigHandOff, FigFreeSlot, FigHeal, FigTry, FigLeaderles
 type Figure struct {
 	Name    string  `json:"name"`
 	Phase   string  `json:"phase"`  // "main" or "load"
-	Window  string  `json:"window"` // "quiet", "faults" or "diverged"
+	Window  string  `json:"window"` // "quiet", "faults", "diverged" or "zk-slow"
 	N       int     `json:"n"`
 	P50MS   float64 `json:"p50_ms"`
 	P99MS   float64 `json:"p99_ms"`
@@ -175,15 +177,47 @@ func window(faulty bool) string {
 // queueWindow is the window of a sample of queue res from from to to,
 // with procs involved and waiters of them waiting: "faults" if a fault was
 // felt, "diverged" if the divergence of a member serving a waiter was
-// (divergedFor), "quiet" otherwise.
+// (divergedFor), "zk-slow" if a member serving one of procs held a request
+// stallMin or more meanwhile (slowFor), "quiet" otherwise.
 func (c *checker) queueWindow(fw *faultWindows, res string, procs, waiters []int, from, to int64) string {
 	switch {
 	case fw.felt(res, procs, from, to):
 		return "faults"
 	case c.divergedFor(res, waiters, from, to):
 		return "diverged"
+	case c.slowFor(procs, from, to):
+		return "zk-slow"
 	}
 	return "quiet"
+}
+
+// slowFor reports whether, between from and to, a member serving one of
+// procs held a request stallMin or more (mntr's zk_max_latency, or the mntr
+// itself, over one latencyTick: EvServerSlow). To its clients such a
+// member is stopped for that long, as a JVM stop of stallMin is, whatever
+// held it (the kernel, its request queue, the leader behind it); and a
+// hand-off waits on its waiter's member for at least two requests in
+// sequence (the notification of the delete, the listing; a sync first when
+// the proof is old). A stop the JVM logs is felt by everyone for a session
+// timeout after it (faultWindows); a slow member only by the samples it
+// overlaps whose processes it served. The long runs of 28 November had
+// every load-phase hand-off over a second on a member answering in 203 to
+// 716 ms with up to 506 requests outstanding, and no stop of any process.
+func (c *checker) slowFor(procs []int, from, to int64) bool {
+	for _, p := range procs {
+		sv := c.serverOf(p, from)
+		if sv == 0 {
+			continue
+		}
+		on := c.slowOn[sv]
+		i := sort.Search(len(on), func(i int) bool { return on[i].End >= from })
+		for ; i < len(on) && on[i].T <= to+int64(time.Minute); i++ {
+			if on[i].T-on[i].Latency*int64(time.Millisecond) <= to {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // divergedFor reports whether, between from and to, queue res held a node
@@ -224,7 +258,8 @@ func (c *checker) serverOf(proc int, t int64) int {
 }
 
 // indexServers fills c.onServer, the members each process's reports
-// named, in time order, and c.disputedIn, the disputed nodes by queue.
+// named, in time order, c.slowOn, each member's slow samples of stallMin
+// or more, and c.disputedIn, the disputed nodes by queue.
 func (c *checker) indexServers() {
 	c.onServer = map[int][]serverAt{}
 	for _, e := range c.evs {
@@ -234,6 +269,15 @@ func (c *checker) indexServers() {
 	}
 	for _, on := range c.onServer {
 		slices.SortStableFunc(on, func(a, b serverAt) int { return cmp.Compare(a.t, b.t) })
+	}
+	c.slowOn = map[int][]Event{}
+	for _, e := range c.slow {
+		if time.Duration(e.Latency)*time.Millisecond >= stallMin {
+			c.slowOn[e.Server] = append(c.slowOn[e.Server], e)
+		}
+	}
+	for _, on := range c.slowOn {
+		slices.SortStableFunc(on, func(a, b Event) int { return cmp.Compare(a.End, b.End) })
 	}
 	c.disputedIn = map[string][]*nodeSpan{}
 	for _, n := range c.spans {
@@ -273,7 +317,7 @@ func (c *checker) checkLiveness() {
 
 	for _, name := range AllFigures {
 		for _, phase := range []string{"main", "load"} {
-			for _, w := range []string{"quiet", "faults", "diverged"} {
+			for _, w := range []string{"quiet", "faults", "diverged", "zk-slow"} {
 				f := fs.by[[3]string{name, phase, w}]
 				if f == nil {
 					continue

@@ -19,7 +19,9 @@ import (
 // time mntr itself took to be answered counts as a request too. A sample
 // whose longest request took slowMin or more is recorded as an
 // EvServerSlow. The checker reports them and lays them beside every
-// liveness sample over its target; it judges nothing by them.
+// liveness sample over its target; a sample of stallMin or more is a stop
+// of that member to its clients, and puts a hand-off or a free slot whose
+// processes it served in a window of its own (checker.slowFor).
 
 const (
 	// latencyTick is how often each member is asked.
