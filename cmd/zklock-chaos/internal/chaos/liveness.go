@@ -200,9 +200,10 @@ func (c *checker) queueWindow(fw *faultWindows, res string, procs, waiters []int
 // sequence (the notification of the delete, the listing; a sync first when
 // the proof is old). A stop the JVM logs is felt by everyone for a session
 // timeout after it (faultWindows); a slow member only by the samples it
-// overlaps whose processes it served. The long runs of 28 November had
-// every load-phase hand-off over a second on a member answering in 203 to
-// 716 ms with up to 506 requests outstanding, and no stop of any process.
+// overlaps whose processes it served. In the long runs of 28 November
+// every load-phase hand-off over a second overlapped a member answering
+// in 203 to 716 ms with up to 506 requests outstanding, and no process
+// stopped.
 func (c *checker) slowFor(procs []int, from, to int64) bool {
 	for _, p := range procs {
 		sv := c.serverOf(p, from)
