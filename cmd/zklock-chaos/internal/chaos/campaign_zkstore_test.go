@@ -25,7 +25,7 @@ func TestIntegration_ZKStoreCampaign(t *testing.T) {
 	failed := false
 	for _, v := range rep.Violations {
 		switch v.Kind {
-		case chaos.VDivergence, chaos.VDivergedLease:
+		case chaos.VDivergence, chaos.VDivergedLease, chaos.VStoreDiverged:
 			// ZooKeeper's verdicts (docs/chaos.md, "When ZooKeeper diverges").
 		case chaos.VLiveness:
 			// The campaigns' own (the smoke test's, make chaos): this

@@ -89,6 +89,7 @@ const (
 	VStoreError       = "store-error"                 // a write to a database store failed with an error neither the fence nor the database's timeouts explain
 	VDivergence       = "server-divergence"           // two ensemble members disagreed on a lock znode after a sync, or gave one sequence number twice: a ZooKeeper fault, not zklock's
 	VDivergedLease    = "diverged-lease"              // a verdict of onZooKeeper's on a lease that stood on a node the members disagreed on: ZooKeeper's, not zklock's
+	VStoreDiverged    = "store-divergence"            // the ZooKeeper store's members disagree on its log, or ZooKeeper gave an acknowledged write's log entry to another write: ZooKeeper's, not zklock's
 	maxSliceEvents    = 120
 	sliceContextNanos = int64(time.Second)
 )

@@ -27,7 +27,9 @@ var onZooKeeper = map[string]bool{
 
 // ZooKeeper's verdicts: reported, and kept apart from zklock's (Report.Pass
 // counts only zklock's; Report.ZooKeeperVerdicts these).
-func zooKeepers(kind string) bool { return kind == VDivergence || kind == VDivergedLease }
+func zooKeepers(kind string) bool {
+	return kind == VDivergence || kind == VDivergedLease || kind == VStoreDiverged
+}
 
 // findDivergence runs before the other checks. It orders the queue
 // snapshots and what they show of every lock node (c.snaps, c.spans) and

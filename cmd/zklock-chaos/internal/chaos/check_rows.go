@@ -70,6 +70,9 @@ func (c *checker) storeWrites() []storeWrite {
 			c.violation(VStoreMismatch, "", "the store's committed rows could not be read back: "+e.Err, e.T, e.T)
 		case e.Kind == EvNote && e.Outcome == NoteStoreInconsistent:
 			c.violation(VStoreMismatch, "", "the store's rows contradict themselves: "+e.Detail, e.T, e.T)
+		case e.Kind == EvNote && e.Outcome == NoteStoreDiverged:
+			d.Diverged++
+			c.violation(VStoreDiverged, "", "the members' read-backs of the store differ (a ZooKeeper fault): "+e.Detail, e.T, e.T)
 		}
 	}
 	if !read {
@@ -93,8 +96,17 @@ func (c *checker) storeWrites() []storeWrite {
 		case ok && e.Outcome == WriteStale:
 			c.mismatch(e, fmt.Sprintf("the fence refused write %#x of %s (token %#x), yet its row committed", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token))
 		case !ok && e.Outcome == WriteCommitted:
-			c.mismatch(e, fmt.Sprintf("write %#x of %s (token %#x) was told it committed, and no row of it is in the store%s", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token,
-				c.entryHolder(e)))
+			holder, again := c.entryHolder(e)
+			detail := fmt.Sprintf("write %#x of %s (token %#x) was told it committed, and no row of it is in the store%s", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token, holder)
+			if again {
+				// ZooKeeper's answer named the entry its create made,
+				// and the ensemble's log holds another write there:
+				// it forgot a transaction it had acknowledged.
+				d.Forgotten++
+				c.violation(VStoreDiverged, e.Resource, detail, e.Called, e.T, leaseKey{e.Proc, e.Op, e.Resource})
+				break
+			}
+			c.mismatch(e, detail)
 		case !ok && e.Outcome == WriteError:
 			c.violation(VStoreError, e.Resource, fmt.Sprintf("write %#x of %s (token %#x) failed: %s", e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}, e.Token, e.Err),
 				e.Called, e.T, leaseKey{e.Proc, e.Op, e.Resource})
@@ -200,6 +212,12 @@ type DBStats struct {
 	PausedAborted int `json:"paused_aborted"`
 	// Mismatches counts writes whose report and row disagree.
 	Mismatches int `json:"mismatches"`
+	// Forgotten counts, in the ZooKeeper store, writes told committed
+	// whose log entry (the one ZooKeeper's answer named) holds another
+	// write; Diverged the notes of members whose read-back differs from
+	// the majority's (NoteStoreDiverged). ZooKeeper's, both.
+	Forgotten int `json:"forgotten,omitempty"`
+	Diverged  int `json:"diverged,omitempty"`
 }
 
 func (r *Report) database() *DBStats {
@@ -213,15 +231,15 @@ func (r *Report) database() *DBStats {
 // what the log entry ZooKeeper's answer named holds (EvWrite's Order, in
 // the ZooKeeper store): another write there means the ensemble gave the
 // entry's number again, forgetting a transaction it had acknowledged.
-func (c *checker) entryHolder(w Event) string {
+func (c *checker) entryHolder(w Event) (detail string, again bool) {
 	if w.Order == 0 {
-		return ""
+		return "", false
 	}
 	for _, e := range c.evs {
 		if e.Kind == EvCommitted && e.Resource == w.Resource && e.Order == w.Order {
 			return fmt.Sprintf(" (ZooKeeper's answer named log entry %d, which holds write %#x of %s: the ensemble gave its number again)",
-				w.Order, e.WriteID, leaseKey{e.Proc, e.Op, e.Resource})
+				w.Order, e.WriteID, leaseKey{e.Proc, e.Op, e.Resource}), true
 		}
 	}
-	return fmt.Sprintf(" (ZooKeeper's answer named log entry %d, which the log read back does not have)", w.Order)
+	return fmt.Sprintf(" (ZooKeeper's answer named log entry %d, which the log read back does not have)", w.Order), false
 }

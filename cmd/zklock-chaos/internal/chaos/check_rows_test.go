@@ -1,6 +1,7 @@
 package chaos_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,21 +98,53 @@ func TestCheckDatabaseCommitWithoutRow(t *testing.T) {
 // In the ZooKeeper store the writer learns its log entry from the answer
 // (EvWrite's Order): a write told it committed, with no row, whose entry
 // holds another write was forgotten by the ensemble, which gave the
-// entry's number again; the verdict says which write holds it (the long
-// run of 28 November on c197567 lost seven acknowledged writes, each at a
-// new leader's first transactions, and could not say that).
+// entry's number again: ZooKeeper's verdict (store-divergence), not a
+// mismatch of zklock's, and the run does not fail on it. The long run of
+// 28 November on d311237 had four, each proven in the members' own
+// transaction logs (rw-1's entry 387: created by op 277's multi, zxid
+// 0x60000003b, on all three members; read back holding op 269's write,
+// which no member's log holds). An entry the log does not have at all
+// says nothing of whose fault it is: that stays store-mismatch.
 func TestCheckCommitWithoutRowNamesItsEntry(t *testing.T) {
-	h := overtaken("a", chaos.ModeExclusive, chaos.WriteCommitted).readBack()
-	for i := range h.evs {
-		if e := &h.evs[i]; e.Kind == chaos.EvWrite && e.Proc == 1 {
-			e.Order = 1 // the entry proc 2's write holds
+	run := func(order int64) *chaos.Report {
+		h := overtaken("a", chaos.ModeExclusive, chaos.WriteCommitted).readBack()
+		for i := range h.evs {
+			if e := &h.evs[i]; e.Kind == chaos.EvWrite && e.Proc == 1 {
+				e.Order = order
+			}
 		}
+		return chaos.Check(h.evs, dbParams)
 	}
-	r := chaos.Check(h.evs, dbParams)
-	wantViolations(t, r, chaos.VStoreMismatch)
+	r := run(1) // the entry proc 2's write holds
+	wantViolations(t, r, chaos.VStoreDiverged)
 	want := "(ZooKeeper's answer named log entry 1, which holds write 0x200000001 of proc 2 op 1: the ensemble gave its number again)"
 	if d := r.Violations[0].Detail; !strings.Contains(d, want) {
 		t.Fatalf("detail lacks %q: %s", want, d)
+	}
+	if !r.Pass || r.ZooKeeperVerdicts != 1 || r.Database.Forgotten != 1 || r.Database.Mismatches != 0 {
+		t.Fatalf("pass %t, ZooKeeper's verdicts %d, database %+v", r.Pass, r.ZooKeeperVerdicts, r.Database)
+	}
+	r = run(7) // an entry the log does not have
+	wantViolations(t, r, chaos.VStoreMismatch)
+	if d := r.Violations[0].Detail; !strings.Contains(d, "named log entry 7, which the log read back does not have") || r.Pass {
+		t.Fatalf("pass %t: %s", r.Pass, d)
+	}
+}
+
+// A member whose read-back differs from the majority's (quorumLog's note)
+// is ZooKeeper's verdict, and does not fail the run.
+func TestCheckStoreDivergedNoteIsZooKeepers(t *testing.T) {
+	h := overtaken("a", chaos.ModeExclusive, chaos.WriteCommitted)
+	h.row(1, 1, "a", chaos.ModeExclusive, 10, 1, 1, 1)
+	h.add(chaos.Event{Kind: chaos.EvNote, T: h.evs[len(h.evs)-1].T, Outcome: chaos.NoteStoreDiverged,
+		Detail: "zk1's log of a lacks 8 entries the majority holds (4196-4203)"})
+	r := chaos.Check(h.readBack().evs, dbParams)
+	i := slices.IndexFunc(r.Violations, func(v chaos.Violation) bool { return v.Kind == chaos.VStoreDiverged })
+	if i < 0 || !strings.Contains(r.Violations[i].Detail, "zk1's log of a lacks 8 entries") || r.Database.Diverged != 1 {
+		t.Fatalf("violations %+v, database %+v", r.Violations, r.Database)
+	}
+	if r.ZooKeeperVerdicts != 1 {
+		t.Fatalf("ZooKeeper's verdicts %d, want 1", r.ZooKeeperVerdicts)
 	}
 }
 

@@ -171,8 +171,8 @@
 //   - orphan lock znodes after the run, acquires that returned more than
 //     HangGrace after their deadline, worker crashes.
 //
-// Two verdicts are ZooKeeper's, listed with the others but not failing the
-// run (Report.ZooKeeperVerdicts; findDivergence):
+// Three verdicts are ZooKeeper's, listed with the others but not failing
+// the run (Report.ZooKeeperVerdicts; findDivergence, storeWrites):
 //
 //   - server divergence (VDivergence): a znode that a synced snapshot left
 //     out although snapshots before and after it listed it (the snapshots
@@ -185,7 +185,11 @@
 //     reader/writer or semaphore overlap, downgrade gap or unnoticed
 //     delete holds only if ZooKeeper keeps one history. What the fence
 //     answers for (stale writes committed, interleaved accepted writes,
-//     the store's history) is never excused.
+//     the store's history) is never excused;
+//   - store divergence (VStoreDiverged), with the ZooKeeper store: a
+//     member whose read-back differs from the majority's (the campaign
+//     reads every member; quorumLog), or a write told committed whose log
+//     entry, named in ZooKeeper's answer, holds another write.
 //
 // It also counts stale writes refused by fencing, and measures for every
 // lost lease the margin between the loss signal and the next holder's

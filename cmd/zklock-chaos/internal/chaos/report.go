@@ -454,6 +454,10 @@ func (r *Report) WriteTable(w io.Writer) {
 		}
 		row(aborted, fmt.Sprint(d.PausedAborted), "—")
 		row("… writes whose report and row disagree", fmt.Sprint(d.Mismatches), "0")
+		if d.Store == StoreZK {
+			row("… ZooKeeper's: acknowledged writes whose log entry holds another write / members whose read-back differs from the majority's",
+				fmt.Sprintf("%d / %d notes", d.Forgotten, d.Diverged), "— (ZooKeeper's: does not fail the run)")
+		}
 	}
 	if wl := r.WriteLatency; wl.N > 0 {
 		row("write: sent → accepted (p50 / p99 / max)", fmt.Sprintf("%.1f / %.0f / %.0f ms (n=%d)", wl.P50MS, wl.P99MS, wl.MaxMS, wl.N), "—")
