@@ -2,9 +2,11 @@ package chaos
 
 import (
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The store's log is the majority's: a member that skipped transactions
@@ -105,5 +107,25 @@ func TestSpans(t *testing.T) {
 		if got := spans(c.at); got != c.want {
 			t.Errorf("spans(%v) = %q, want %q", c.at, got, c.want)
 		}
+	}
+}
+
+// A member that is down is not read, and the read-back does not wait for
+// it past the bound (go-zookeeper, given one address, tries it for ever).
+func TestDialMemberGivesUpOnAMemberThatIsDown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	start := time.Now()
+	conn, err := dialMember(addr, 300*time.Millisecond)
+	if err == nil {
+		conn.Close()
+		t.Fatal("a session with a member that is down")
+	}
+	if took := time.Since(start); took > 3*time.Second || !strings.Contains(err.Error(), "no session with "+addr) {
+		t.Fatalf("after %v: %v", took, err)
 	}
 }

@@ -58,7 +58,7 @@ type memberLog struct {
 // (three times at most) when the connection is lost under it.
 func (s zkStore) readMember(server int, addr string) memberLog {
 	m := memberLog{server: server}
-	conn, err := dialQuiet([]string{addr})
+	conn, err := dialMember(addr, memberDialTimeout)
 	if err != nil {
 		m.err = err
 		return m
@@ -70,6 +70,33 @@ func (s zkStore) readMember(server int, addr string) memberLog {
 			return m
 		}
 		time.Sleep(time.Second)
+	}
+}
+
+// memberDialTimeout bounds the wait for a session with one member: a
+// member that is down is not read (go-zookeeper, given one address, would
+// try it for ever, and hold every request meanwhile).
+const memberDialTimeout = 30 * time.Second
+
+// dialMember connects to the one member at addr, and waits until it has a
+// session, at most timeout.
+func dialMember(addr string, timeout time.Duration) (*zk.Conn, error) {
+	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	if err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case ev := <-events:
+			if ev.State == zk.StateHasSession {
+				return conn, nil
+			}
+		case <-t.C:
+			conn.Close()
+			return nil, fmt.Errorf("chaos: no session with %s within %v", addr, timeout)
+		}
 	}
 }
 
