@@ -117,3 +117,73 @@ func TestIntegration_DivergedListingTryAnswersUnavailable(t *testing.T) {
 	zklock.SetListingHook(c, nil)
 	eventually(t, "the try's node deleted", func() bool { return len(lockNodes(t, c.Conn(), root)) == 0 })
 }
+
+// A listing that lacks our own node, which lives (a server that diverged
+// from the ensemble, or lost committed transactions, can list a queue
+// without it), makes the waiter queue again with a new node, as a node
+// someone else deleted does. The node left behind must not stay: it
+// would stand ahead of the new one, an orphan until the session ends,
+// and a waiter behind it, ours included, would wait for it. Client b's
+// listings leave out its first node; once it holds and a and b have
+// released, the queue must be empty within the answer bound.
+func TestIntegration_UnlistedOwnNodeIsDeleted(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	a := newClient(t, root)
+	b := newClient(t, root)
+	ctx := testCtx(t)
+	la, err := a.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden atomic.Pointer[string] // b's first node, once listed
+	zklock.SetListingHook(b, func(_ string, names []string) []string {
+		if hidden.Load() == nil {
+			newest := ""
+			for _, n := range names {
+				if len(n) >= 10 && (newest == "" || n[len(n)-10:] > newest[len(newest)-10:]) {
+					newest = n
+				}
+			}
+			hidden.Store(&newest)
+		}
+		h := *hidden.Load()
+		out := make([]string, 0, len(names))
+		for _, n := range names {
+			if n != h {
+				out = append(out, n)
+			}
+		}
+		return out
+	})
+	defer zklock.SetListingHook(b, nil)
+	got := make(chan error, 1)
+	var lb *zklock.Lease
+	go func() {
+		var err error
+		lb, err = b.Acquire(ctx, "r")
+		got <- err
+	}()
+	eventually(t, "b's first node listed and hidden", func() bool { return hidden.Load() != nil })
+	time.Sleep(200 * time.Millisecond)
+	if err := la.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("b's acquire: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("b did not hold within 5 s of a's release; nodes: %v", lockNodes(t, a.Conn(), root))
+	}
+	if err := lb.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for left := lockNodes(t, a.Conn(), root); len(left) > 0; left = lockNodes(t, a.Conn(), root) {
+		if time.Now().After(deadline) {
+			t.Fatalf("nodes left 2 s after both released: %v (b's hidden first node: %s)", left, *hidden.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -490,16 +490,29 @@ func (w *Waiter) fail(err error) error {
 	return err
 }
 
-// forget drops our record of the current node, which is already gone.
+// forget drops our record of the current node, which is gone: the waiter
+// queues again, or fails. Unless its deletion has reached us (it left the
+// registry then), the node may live on all the same: the step read it gone in
+// a listing that left it out, and a server that diverged from the
+// ensemble, or lost committed transactions, lists a queue without a node
+// of ours that lives (the model test saw a re-queue leave one, ahead of
+// the waiter's new node). It is deleted in the background then, so that
+// it cannot stand ahead of anyone until the session ends: the delete goes
+// to the leader, which finds the node if it lives; it costs a request
+// answered "no node" when the node had gone.
 func (w *Waiter) forget() {
 	n := w.n
 	if n == nil {
 		return
 	}
+	e := n.entry
 	w.q.mu.Lock()
-	w.q.nodes.drop(n.entry)
+	live := w.q.nodes.drop(e)
 	w.q.mu.Unlock()
 	w.n = nil
+	if live {
+		w.q.s.Go(func(ctx context.Context) { _ = w.q.deleteNode(ctx, e.path, e.sessionID) })
+	}
 	if canary.On(canary.RequeueNoWatch) {
 		w.stale = true
 	}
