@@ -86,3 +86,61 @@ func TestDeleteBatchAnswersEachPath(t *testing.T) {
 		t.Fatalf("children left: %v, %v", kids, err)
 	}
 }
+
+// A waiter forgets its node when it reads it gone; unless the node's
+// deletion reached the client (it left the registry then), a server whose
+// reads left it out may have been wrong, and the node may live: forget
+// deletes it, in the background, so that it cannot stand ahead of the
+// waiter's next node until the session ends. A node whose deletion
+// reached the client is not deleted again.
+func TestForgetDeletesANodeNotKnownGone(t *testing.T) {
+	q := connected(t)
+	conn := q.conn()
+	root := zktest.UniqueRoot(t)
+	p := ""
+	for _, part := range strings.Split(root, "/")[1:] {
+		p += "/" + part
+		_, _ = conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll))
+	}
+	sid, _ := q.s.Current()
+	waiter := func() *Waiter {
+		path, err := conn.Create(root+"/n-", nil, zk.FlagEphemeralSequential, zk.WorldACL(zk.PermAll))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &Node{path: path, sessionID: sid, gone: make(chan struct{})}
+		q.mu.Lock()
+		q.nodes.add(e)
+		q.mu.Unlock()
+		return &Waiter{q: q, req: &Request{}, n: &node{entry: e}}
+	}
+	exists := func(path string) bool {
+		ok, _, err := conn.Exists(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+
+	w := waiter()
+	path := w.n.entry.path
+	w.forget()
+	deadline := time.Now().Add(5 * time.Second)
+	for exists(path) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not deleted 5 s after its waiter forgot it", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	w = waiter()
+	path = w.n.entry.path
+	q.mu.Lock()
+	q.nodes.drop(w.n.entry) // its deletion reached the client (onEvent)
+	q.mu.Unlock()
+	w.forget()
+	time.Sleep(300 * time.Millisecond)
+	if !exists(path) {
+		t.Fatalf("%s, known gone, was deleted again", path)
+	}
+}

@@ -250,6 +250,9 @@ func (w *Waiter) listing(ctx context.Context, attempt int) ([]layout.Child, erro
 			return nil, err
 		}
 		kids, err := w.view(names)
+		if err == nil && w.unlisted(kids) {
+			err = w.lives(ctx)
+		}
 		if !errors.Is(err, errDiverged) {
 			return kids, err
 		}
@@ -257,6 +260,46 @@ func (w *Waiter) listing(ctx context.Context, attempt int) ([]layout.Child, erro
 			return nil, err
 		}
 	}
+}
+
+// unlisted reports whether kids, our queue as a listing shows it (see
+// view), leaves out our node while its deletion has not reached us. A
+// server lists every live node of our session: the one that answered
+// our create, and any our session moved to since, has it. When our node
+// is watched, its deletion reaches us before the listing that no longer
+// shows it (one connection keeps ZooKeeper's order). So a node neither
+// listed nor known gone was deleted unwatched (by an operator, say), or
+// the listing's server diverged from the ensemble, or lost committed
+// transactions (the long runs of 28 November saw both).
+func (w *Waiter) unlisted(kids []layout.Child) bool {
+	if len(kids) > 0 && kids[len(kids)-1].Name == w.n.name {
+		return false // ours sorts last of what view keeps
+	}
+	select {
+	case <-w.n.entry.gone:
+		return false
+	default:
+		return true
+	}
+}
+
+// lives asks ZooKeeper whether our node, left out of a listing (see
+// unlisted), exists: errDiverged if it does (that listing's server has
+// diverged: no decision is made on it; the waiter does not queue again
+// beside a node that lives, see Waiter.forget), nil if it does not (it
+// was deleted: the waiter queues again).
+func (w *Waiter) lives(ctx context.Context) error {
+	ok, err := retryRead(ctx, w, func() (bool, error) {
+		ok, _, err := w.q.conn().Exists(w.n.path)
+		return ok, err
+	})
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		return errDiverged
+	}
+	return nil
 }
 
 // errDiverged is a listing of our queue that proves its server diverged
