@@ -76,6 +76,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		scfg.History = c.flightSrc.hist
 	}
 	c.sess = session.New(scfg)
+	c.steps.spawn = c.sess.Spawn
 	c.q = queue.New(c.sess, queue.Config{ACL: cfg.acl, Logger: cfg.logger})
 	if err := c.sess.Connect(ctx, c.q); err != nil {
 		return nil, err

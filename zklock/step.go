@@ -152,7 +152,8 @@ const maxStepRunners = 4096
 
 // stepRunners runs a client's steps (see maxStepRunners).
 type stepRunners struct {
-	limit      int // 0: maxStepRunners
+	limit      int          // 0: maxStepRunners
+	spawn      func(func()) // starts a runner; nil: a goroutine of its own
 	mu         sync.Mutex
 	running    int
 	head, tail *stepRun
@@ -169,7 +170,11 @@ func (r *stepRunners) start(s *stepRun) {
 	if r.running < limit {
 		r.running++
 		r.mu.Unlock()
-		go r.run(s)
+		if r.spawn != nil {
+			r.spawn(func() { r.run(s) })
+		} else {
+			go r.run(s)
+		}
 		return
 	}
 	if r.tail == nil {

@@ -281,10 +281,10 @@ func (q *Queues) createAndList(r createReq) (path string, names []string, cv *co
 		err  error
 	}
 	ch := make(chan created, 1)
-	go func() {
+	q.s.Spawn(func() {
 		p, err := q.conn().Create(r.prefix, r.data, zk.FlagEphemeralSequential, q.acl)
 		ch <- created{p, err}
-	}()
+	})
 	var cr created
 	var lerr error
 	select {

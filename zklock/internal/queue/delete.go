@@ -171,7 +171,7 @@ func (q *Queues) delete(ctx context.Context, path string) error {
 	q.dels.flying = true
 	q.dels.mu.Unlock()
 	if start {
-		go q.flushDeletes()
+		q.s.Spawn(q.flushDeletes)
 	}
 	select {
 	case err := <-r.err:

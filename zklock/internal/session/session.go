@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
+	"github.com/zklockkit/zklockkit/zklock/internal/gopool"
 	"github.com/zklockkit/zklockkit/zklock/internal/wire"
 )
 
@@ -83,6 +84,7 @@ type Config struct {
 type Session struct {
 	cfg    Config
 	conn   *zk.Conn
+	pool   *gopool.Pool // the goroutines of Spawn
 	wire   *wire.Tracker
 	log    *slog.Logger
 	nodes  Nodes
@@ -122,6 +124,7 @@ func New(cfg Config) *Session {
 		readyCh:  make(chan struct{}),
 		downCh:   make(chan struct{}),
 		closeCh:  make(chan struct{}),
+		pool:     gopool.New(poolIdle),
 	}
 	if cfg.History != nil {
 		s.wire.Record(cfg.History)
@@ -221,9 +224,21 @@ func (s *Session) Close() bool {
 	s.bgCancel()
 	s.conn.Close()
 	s.wg.Wait()
+	s.pool.Close()
 	s.publishClosed()
 	return true
 }
+
+// poolIdle is how many goroutines of Spawn a session keeps parked: an
+// acquire and release at a time uses three in turn (a step, a create's
+// pipelined listing, a delete batch), at most two at once.
+const poolIdle = 4
+
+// Spawn runs fn on a goroutine of the session's pool (see package gopool):
+// short work that must not run on its caller's goroutine. Unlike Go, it
+// takes no context, Close does not wait for fn, and fn runs after Close
+// too.
+func (s *Session) Spawn(fn func()) { s.pool.Go(fn) }
 
 // Conn returns the go-zookeeper connection.
 func (s *Session) Conn() *zk.Conn { return s.conn }
