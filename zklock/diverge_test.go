@@ -21,19 +21,8 @@ import (
 // not hold while a does, must report the divergence (EventDiverged), and
 // must hold once the listings are sound again and a has released.
 func TestIntegration_DivergedListingGrantsNothing(t *testing.T) {
-	root := zktest.UniqueRoot(t)
-	a := newClient(t, root)
-	var diverged atomic.Int32
-	b := newClient(t, root, zklock.WithObserver(zklock.ObserverFunc(func(_ context.Context, e zklock.Event) {
-		if e.Kind == zklock.EventDiverged {
-			diverged.Add(1)
-		}
-	})))
+	_, _, b, diverged, la := holderAndDivergent(t)
 	ctx := testCtx(t)
-	la, err := a.Acquire(ctx, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The newest node is b's; every other is shown with b's sequence
 	// number, under a protected name that sorts after b's.
 	zklock.SetListingHook(b, func(_ string, names []string) []string {
@@ -130,19 +119,8 @@ func TestIntegration_DivergedListingTryAnswersUnavailable(t *testing.T) {
 // second node, and must hold on its first once they are sound and a has
 // released.
 func TestIntegration_UnlistedOwnNodeGrantsNothing(t *testing.T) {
-	root := zktest.UniqueRoot(t)
-	a := newClient(t, root)
-	var diverged atomic.Int32
-	b := newClient(t, root, zklock.WithObserver(zklock.ObserverFunc(func(_ context.Context, e zklock.Event) {
-		if e.Kind == zklock.EventDiverged {
-			diverged.Add(1)
-		}
-	})))
+	root, a, b, diverged, la := holderAndDivergent(t)
 	ctx := testCtx(t)
-	la, err := a.Acquire(ctx, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var hidden atomic.Pointer[string] // b's first node, once listed
 	zklock.SetListingHook(b, func(_ string, names []string) []string {
 		if hidden.Load() == nil {
@@ -208,4 +186,24 @@ func TestIntegration_UnlistedOwnNodeGrantsNothing(t *testing.T) {
 	}
 	eventually(t, "the queue empty", func() bool { return len(lockNodes(t, a.Conn(), root)) == 0 })
 	t.Logf("%d diverged listings reported", diverged.Load())
+}
+
+// holderAndDivergent returns, under a new root, client a holding "r"
+// (its lease la) and client b, whose EventDiverged reports diverged
+// counts.
+func holderAndDivergent(t *testing.T) (root string, a, b *zklock.Client, diverged *atomic.Int32, la *zklock.Lease) {
+	t.Helper()
+	root = zktest.UniqueRoot(t)
+	a = newClient(t, root)
+	diverged = new(atomic.Int32)
+	b = newClient(t, root, zklock.WithObserver(zklock.ObserverFunc(func(_ context.Context, e zklock.Event) {
+		if e.Kind == zklock.EventDiverged {
+			diverged.Add(1)
+		}
+	})))
+	la, err := a.Acquire(testCtx(t), "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, a, b, diverged, la
 }

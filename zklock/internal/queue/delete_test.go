@@ -41,12 +41,7 @@ func connected(t *testing.T) *Queues {
 func TestDeleteBatchAnswersEachPath(t *testing.T) {
 	q := connected(t)
 	conn := q.conn()
-	root := zktest.UniqueRoot(t)
-	p := ""
-	for _, part := range strings.Split(root, "/")[1:] {
-		p += "/" + part
-		_, _ = conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll))
-	}
+	root := makeRoot(t, conn)
 	mk := func(n int) []*deleteReq {
 		var batch []*deleteReq
 		for range n {
@@ -96,12 +91,7 @@ func TestDeleteBatchAnswersEachPath(t *testing.T) {
 func TestForgetDeletesANodeNotKnownGone(t *testing.T) {
 	q := connected(t)
 	conn := q.conn()
-	root := zktest.UniqueRoot(t)
-	p := ""
-	for _, part := range strings.Split(root, "/")[1:] {
-		p += "/" + part
-		_, _ = conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll))
-	}
+	root := makeRoot(t, conn)
 	sid, _ := q.s.Current()
 	waiter := func() *Waiter {
 		path, err := conn.Create(root+"/n-", nil, zk.FlagEphemeralSequential, zk.WorldACL(zk.PermAll))
@@ -143,4 +133,16 @@ func TestForgetDeletesANodeNotKnownGone(t *testing.T) {
 	if !exists(path) {
 		t.Fatalf("%s, known gone, was deleted again", path)
 	}
+}
+
+// makeRoot makes a new root for the test's nodes, with its parents.
+func makeRoot(t *testing.T, conn *zk.Conn) string {
+	t.Helper()
+	root := zktest.UniqueRoot(t)
+	p := ""
+	for _, part := range strings.Split(root, "/")[1:] {
+		p += "/" + part
+		_, _ = conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll))
+	}
+	return root
 }
