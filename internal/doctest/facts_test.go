@@ -60,6 +60,7 @@ func TestDocFacts(t *testing.T) {
 	}
 	exit := func(name string) int { return int(integer(name)) }
 	d := integer("DefaultConnectTimeout")
+	gate, _ := constant.Int64Val(constants(t, root, "github.com/zklockkit/zklockkit/zklock/internal/wire")["SetWatchesWait"])
 	http := func(err error) int { return middleware.AnswerFor(err).Status }
 	rpc := grpcCodes(t)
 	if http(zklock.ErrWaitTimeout) != http(zklock.ErrUnavailable) {
@@ -102,6 +103,10 @@ func TestDocFacts(t *testing.T) {
 			http(zklock.ErrLocked), http(zklock.ErrWaitTimeout), http(zklock.ErrInvalidResource)),
 		fact("the HTTP answer to a busy try", "middleware.AnswerFor", `busy: (\d+) \+ Retry-After`, http(zklock.ErrLocked)),
 		fact("the gRPC answer to a busy try", "the interceptor", `busy is \x60(\w+)\x60 with \x60RetryInfo\x60`, rpc[zklock.ErrLocked].String()),
+
+		// The reconnection gate's bound (zklock/internal/wire's SetWatchesWait).
+		fact("the reconnection gate's bound", "zklock/internal/wire SetWatchesWait", `until go-zookeeper has written \x60setWatches\x60, at most `+dur+` after the connect response`, time.Duration(gate)),
+		fact("the reconnection gate's bound", "zklock/internal/wire SetWatchesWait", `which orders the two, or for at most `+dur, time.Duration(gate)),
 
 		// Defaults of the adapters.
 		fact("the client interceptor's longest retry delay", "interceptor.DefaultMaxRetryDelay", `capped by \x60WithMaxRetryDelay\x60, default `+dur, interceptor.DefaultMaxRetryDelay),

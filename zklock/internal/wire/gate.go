@@ -8,13 +8,13 @@ import (
 	"github.com/zklockkit/zklockkit/zklock/internal/zkwire"
 )
 
-// setWatchesWait bounds a gate's hold: longer than go-zookeeper takes from
+// SetWatchesWait bounds a gate's hold: longer than go-zookeeper takes from
 // the connect response to sending setWatches, short enough not to matter
 // on a reconnection that has no watches to restore. 20 ms was passed once
 // under -race on the 2-core machine at a CI rehearsal's load (the reader
 // stored a zxid after the gate gave up, while go-zookeeper's setWatches,
 // whose zxid it had read, waited in its send queue).
-const setWatchesWait = 100 * time.Millisecond
+const SetWatchesWait = 100 * time.Millisecond
 
 // gatedConn is the top of a tracked connection made after a session
 // existed (see Tracker.Dial). It keeps the first answer to a request from

@@ -52,7 +52,7 @@ func (t *Tracker) Dial(c net.Conn) net.Conn {
 	if !resumed {
 		return &bufferedConn{Conn: newTap(c, conn, t.subs)}
 	}
-	g := &gatedConn{wait: setWatchesWait, open: make(chan struct{})}
+	g := &gatedConn{wait: SetWatchesWait, open: make(chan struct{})}
 	g.Conn = &bufferedConn{Conn: newTap(c, conn, append(slices.Clip(t.subs), g))}
 	return g
 }
