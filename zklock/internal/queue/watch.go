@@ -303,8 +303,9 @@ func (w *Waiter) lives(ctx context.Context) error {
 }
 
 // errDiverged is a listing of our queue that proves its server diverged
-// (see list).
-var errDiverged = errors.New("zklock: queue listed with two nodes of one sequence number")
+// (see list): two nodes of one sequence number, or none of our node,
+// which lives (see unlisted).
+var errDiverged = errors.New("zklock: queue listed as no consistent server lists it")
 
 // diverged reports a diverged listing of our queue, the attempt-th in a
 // row, and waits before the next: at once after the first (the next
@@ -313,7 +314,7 @@ var errDiverged = errors.New("zklock: queue listed with two nodes of one sequenc
 // off, from 50 ms up to a second.
 func (w *Waiter) diverged(ctx context.Context, attempt int) error {
 	q := w.q
-	q.log.Warn("zklock: a listing of the queue shows two nodes with one sequence number: its server has diverged from the ensemble; not deciding on it",
+	q.log.Warn("zklock: a listing of the queue shows two nodes with one sequence number, or leaves out our live node: its server has diverged from the ensemble; not deciding on it",
 		"queue", w.req.Parent, "attempt", attempt+1)
 	if w.req.Reporter != nil {
 		w.req.Reporter.Diverged(ctx, w.n.path, w.sid)
