@@ -79,7 +79,10 @@ func TestWatchServerLatencySeesAStop(t *testing.T) {
 		if err := s.Pause(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(400 * time.Millisecond)
+		// 800 ms: the sampler ticks every 250 ms, but under -race on
+		// two loaded cores its goroutine was seen 575 ms late, and a
+		// 400 ms stop then had no sample of its own.
+		time.Sleep(800 * time.Millisecond)
 		if err := s.Resume(); err != nil {
 			t.Fatal(err)
 		}
