@@ -168,10 +168,10 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			return Leader{}, nil, err
 		}
 		if errors.Is(err, zk.ErrNoNode) {
-			if r.ch != nil {
-				// the change is on its way through the watch
-				return Leader{}, r.ch, ErrNoLeader
-			}
+			// The first candidate left between the listing and the read.
+			// List again, even with a watch set: the next candidate may
+			// already lead, and "no leader" would be a gap that was never
+			// true. Each pass follows a node that went away, so this ends.
 			continue
 		}
 		if err != nil {

@@ -3,6 +3,7 @@ package zklock_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -252,5 +253,72 @@ func TestIntegration_InteropCuratorLeaderSelector(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Lead = %v", err)
+	}
+}
+
+// An observer reports "no leader" only when no candidate is queued: a
+// leader that resigns while another candidate joins hands over without a
+// zero Leader in between (the observer, woken by the join, may read the
+// leaving node's data after it is gone; it must list again, not report
+// the gap).
+func TestIntegration_ObserveHandOverHasNoGap(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	a, b := newClient(t, root), newClient(t, root)
+	obs, err := newClient(t, root).Observe(ctx, "e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan zklock.Leader, 1024)
+	go func() {
+		for l := range obs {
+			seen <- l
+		}
+		close(seen)
+	}()
+	if l := <-seen; l.Path != "" {
+		t.Fatalf("first observation %+v; want no leader", l)
+	}
+	const rounds = 40
+	cur, err := a.Campaign(ctx, "e", []byte("0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := [2]*zklock.Client{a, b}
+	for i := 1; i <= rounds; i++ {
+		next := make(chan *zklock.Lease, 1)
+		go func() {
+			l, err := clients[i%2].Campaign(ctx, "e", []byte(strconv.Itoa(i)))
+			if err != nil {
+				t.Error(err)
+			}
+			next <- l
+		}()
+		// Resign once the next candidate is queued: the observer, woken
+		// by its node, lists both and reads the leader's data, which the
+		// resign may delete in between.
+		for len(clients[i%2].Locks()) == 0 {
+			time.Sleep(50 * time.Microsecond)
+		}
+		time.Sleep(time.Duration(i%5) * 200 * time.Microsecond)
+		if err := cur.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if cur = <-next; cur == nil {
+			return
+		}
+	}
+	var last zklock.Leader
+	deadline := time.After(10 * time.Second)
+	for string(last.Value) != strconv.Itoa(rounds) {
+		select {
+		case l := <-seen:
+			if l.Path == "" {
+				t.Fatalf("observed no leader after %q, while the next candidate was queued", last.Value)
+			}
+			last = l
+		case <-deadline:
+			t.Fatalf("the observer's last value is %q; want %d", last.Value, rounds)
+		}
 	}
 }
