@@ -45,16 +45,18 @@ func TestFrameScanner(t *testing.T) {
 	}
 }
 
-// A head that says more follows (a create's path length) is read further,
-// however the stream is cut; the rest of each body is skipped.
+// A head that says more follows (a create's path length, a read's path and
+// watch flag) is read further, however the stream is cut; the rest of each
+// body is skipped.
 func TestSplitterWantsMore(t *testing.T) {
 	path := "/zklock/r/_c_8d3a6f2e-2b1c-4a5e-9f00-1234567890ab-lock-"
 	stream := append(frame(make([]byte, 44)), frame(createBody(7, path))...)
 	stream = append(stream, frame(multiBody(8, path))...)
-	stream = append(stream, frame(i32(9), i32(8), make([]byte, 100))...) // getChildren
+	stream = append(stream, frame(i32(9), i32(5), make([]byte, 100))...) // setData
+	stream = append(stream, frame(readBody(10, zkwire.OpGetChildren2, path, true), make([]byte, 50))...)
 	for chunk := 1; chunk <= len(stream); chunk++ {
 		got := heads(zkwire.WantRequests, stream, chunk)
-		if len(got) != 4 {
+		if len(got) != 5 {
 			t.Fatalf("chunk %d: %d frames", chunk, len(got))
 		}
 		if len(got[0]) != 0 {
@@ -67,7 +69,10 @@ func TestSplitterWantsMore(t *testing.T) {
 			}
 		}
 		if len(got[3]) != zkwire.RequestHeaderLen {
-			t.Fatalf("chunk %d: %d bytes read of a getChildren, want its header only", chunk, len(got[3]))
+			t.Fatalf("chunk %d: %d bytes read of a setData, want its header only", chunk, len(got[3]))
+		}
+		if r, _ := zkwire.ParseRequest(got[4]); !r.Watch || string(r.WatchPath) != path || len(got[4]) != zkwire.RequestHeaderLen+4+len(path)+1 {
+			t.Fatalf("chunk %d: a watching getChildren2 read as %+v from %d bytes", chunk, r, len(got[4]))
 		}
 	}
 }

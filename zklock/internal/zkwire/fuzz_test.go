@@ -113,7 +113,10 @@ func FuzzParse(f *testing.F) {
 	f.Add(multiBody(7, path))
 	f.Add(append(append(i32(7), i32(1)...), i32(-1)...))
 	f.Add(append(append(i32(7), i32(14)...), multiOp(5)...))
+	f.Add(readBody(7, zkwire.OpExists, path, true))
+	f.Add(readBody(7, zkwire.OpGetChildren2, path, false))
 	f.Add(append(append(append(i32(0), i32(6000)...), i64(42)...), 1))
+	f.Add(append(append(append(append(append(i32(-1), i64(-1)...), i32(0)...), i32(2)...), i32(3)...), append(i32(int32(len(path))), path...)...))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, ok := zkwire.ParseRequest(b)
@@ -139,13 +142,27 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("create path %q is not the one at offset %d of %x", p, at, b)
 			}
 		}
+		reads := ok && (r.Op == zkwire.OpExists || r.Op == zkwire.OpGetData || r.Op == zkwire.OpGetChildren || r.Op == zkwire.OpGetChildren2)
+		if r.Watch && !reads || r.WatchPath != nil && !r.Watch {
+			t.Fatalf("ParseRequest %+v: a watch on a request of op %d", r, r.Op)
+		}
+		if p := r.WatchPath; p != nil {
+			// a read's path follows its length, right after the header,
+			// and its watch flag follows the path
+			at := zkwire.RequestHeaderLen + 4
+			if len(p) > zkwire.MaxPathLen || len(b) <= at+len(p) || !bytes.Equal(b[at:at+len(p)], p) ||
+				int(binary.BigEndian.Uint32(b[at-4:])) != len(p) || b[at+len(p)] == 0 {
+				t.Fatalf("watch path %q is not the one at offset %d of %x, or its flag is clear", p, at, b)
+			}
+		}
 		want := zkwire.RequestWant(b)
 		if want < zkwire.RequestHeaderLen || want > zkwire.RequestHeaderLen+9+4+zkwire.MaxPathLen {
 			t.Fatalf("RequestWant = %d", want)
 		}
 		if len(b) >= want {
 			r2, ok2 := zkwire.ParseRequest(b[:want])
-			if ok2 != ok || r2.Xid != r.Xid || r2.Op != r.Op || !bytes.Equal(r2.CreatePath, r.CreatePath) || (r2.CreatePath == nil) != (r.CreatePath == nil) {
+			if ok2 != ok || r2.Xid != r.Xid || r2.Op != r.Op || !bytes.Equal(r2.CreatePath, r.CreatePath) || (r2.CreatePath == nil) != (r.CreatePath == nil) ||
+				r2.Watch != r.Watch || !bytes.Equal(r2.WatchPath, r.WatchPath) || (r2.WatchPath == nil) != (r.WatchPath == nil) {
 				t.Fatalf("ParseRequest of the %d bytes RequestWant asks for: %+v; of all %d: %+v", want, r2, len(b), r)
 			}
 			if w := zkwire.RequestWant(b[:want]); w != want {
@@ -159,6 +176,21 @@ func FuzzParse(f *testing.F) {
 		}
 		if ok && (h.Xid != int32(binary.BigEndian.Uint32(b)) || h.Zxid != int64(binary.BigEndian.Uint64(b[4:])) || h.Err != int32(binary.BigEndian.Uint32(b[12:]))) {
 			t.Fatalf("ParseReplyHeader %+v from %x", h, b[:16])
+		}
+		if n, nok := zkwire.ParseNotification(b); nok {
+			at := zkwire.ReplyHeaderLen + 12
+			if h.Xid != zkwire.XidNotification || len(n.Path) > zkwire.MaxPathLen || len(b) < at+len(n.Path) ||
+				!bytes.Equal(b[at:at+len(n.Path)], n.Path) || int(binary.BigEndian.Uint32(b[at-4:])) != len(n.Path) ||
+				n.Type != int32(binary.BigEndian.Uint32(b[16:])) {
+				t.Fatalf("ParseNotification %+v (path %q) from %x", n, n.Path, b)
+			}
+		}
+		if rw := zkwire.WantReplies(b, 2); len(b) >= rw {
+			n1, ok1 := zkwire.ParseNotification(b)
+			n2, ok2 := zkwire.ParseNotification(b[:rw])
+			if ok1 != ok2 || n1.Type != n2.Type || n1.State != n2.State || !bytes.Equal(n1.Path, n2.Path) {
+				t.Fatalf("ParseNotification of the %d bytes WantReplies asks for: %+v, %v; of all %d: %+v, %v", rw, n2, ok2, len(b), n1, ok1)
+			}
 		}
 		c, ok := zkwire.ParseConnectResponse(b)
 		if ok != (len(b) >= zkwire.ConnectResponseLen) {

@@ -32,3 +32,14 @@ func multiBody(xid int32, path string) []byte {
 	b := append(append(append(i32(xid), i32(14)...), multiOp(1)...), create...)
 	return append(append(b, multiOp(5)...), make([]byte, 20)...)
 }
+
+// readBody is the body of a read of path (exists, getData, getChildren,
+// getChildren2) with xid, asking for a watch or not.
+func readBody(xid, op int32, path string, watch bool) []byte {
+	b := append(append(i32(xid), i32(op)...), i32(int32(len(path)))...)
+	b = append(b, path...)
+	if watch {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}

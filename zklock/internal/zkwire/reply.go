@@ -34,3 +34,61 @@ func ParseReplyHeader(head []byte) (h ReplyHeader, ok bool) {
 		Err:  int32(binary.BigEndian.Uint32(head[12:16])),
 	}, true
 }
+
+// Types of a watch notification's event (ZooKeeper's EventType).
+const (
+	EventNodeCreated         int32 = 1
+	EventNodeDeleted         int32 = 2
+	EventNodeDataChanged     int32 = 3
+	EventNodeChildrenChanged int32 = 4
+)
+
+// notificationPathAt is the offset of a notification's path length: the
+// reply header, then the event's type(4) and state(4).
+const notificationPathAt = ReplyHeaderLen + 8
+
+// Notification is a watch notification: the server tells the client that a
+// watched node changed.
+type Notification struct {
+	Type  int32 // EventNodeCreated, EventNodeDeleted, ...
+	State int32
+	// Path is the path of the node that changed. It aliases the head it
+	// was parsed from.
+	Path []byte
+}
+
+// replyWant returns how many bytes of a reply's body ParseReplyHeader and,
+// for a notification, ParseNotification need, given the first bytes of the
+// body in head.
+func replyWant(head []byte) int {
+	if len(head) < ReplyHeaderLen || int32(binary.BigEndian.Uint32(head[0:4])) != XidNotification {
+		return ReplyHeaderLen
+	}
+	if len(head) < notificationPathAt+4 {
+		return notificationPathAt + 4
+	}
+	n := int32(binary.BigEndian.Uint32(head[notificationPathAt:]))
+	if n < 0 || n > MaxPathLen {
+		return notificationPathAt + 4
+	}
+	return notificationPathAt + 4 + int(n)
+}
+
+// ParseNotification parses the head of a reply's body as a watch
+// notification. ok is false if it is not one (its xid is not
+// XidNotification), or if head does not hold its event's type, state and
+// whole path (a path over MaxPathLen is never read).
+func ParseNotification(head []byte) (n Notification, ok bool) {
+	h, ok := ParseReplyHeader(head)
+	if !ok || h.Xid != XidNotification || len(head) < notificationPathAt+4 {
+		return Notification{}, false
+	}
+	n.Type = int32(binary.BigEndian.Uint32(head[ReplyHeaderLen:]))
+	n.State = int32(binary.BigEndian.Uint32(head[ReplyHeaderLen+4:]))
+	path, _ := pathFrom(head, notificationPathAt)
+	if path == nil {
+		return Notification{}, false
+	}
+	n.Path = path
+	return n, true
+}

@@ -13,11 +13,12 @@ func WantRequests(head []byte, frame int) int {
 
 // WantReplies is the Want for the server's side of a connection: its first
 // frame is the connect response, of which ConnectResponseLen bytes are
-// read, and each later frame a reply or a notification, of which
-// ReplyHeaderLen.
+// read, and each later frame a reply, of which ReplyHeaderLen, or a watch
+// notification, of which also its event's type, state and path (up to
+// MaxPathLen).
 func WantReplies(head []byte, frame int) int {
 	if frame == 1 {
 		return ConnectResponseLen
 	}
-	return ReplyHeaderLen
+	return replyWant(head)
 }
