@@ -106,7 +106,7 @@ func TestDocFacts(t *testing.T) {
 
 		// The reconnection gate's bound (zklock/internal/wire's SetWatchesWait).
 		fact("the reconnection gate's bound", "zklock/internal/wire SetWatchesWait", `until go-zookeeper has written \x60setWatches\x60, at most `+dur+` after the connect response`, time.Duration(gate)),
-		fact("the reconnection gate's bound", "zklock/internal/wire SetWatchesWait", `which orders the two, or for at most `+dur, time.Duration(gate)),
+		fact("the reconnection gate's bound", "zklock/internal/wire SetWatchesWait", `which orders the two, or for at most `+dur+` after the connect response`, time.Duration(gate)),
 
 		// Defaults of the adapters.
 		fact("the client interceptor's longest retry delay", "interceptor.DefaultMaxRetryDelay", `capped by \x60WithMaxRetryDelay\x60, default `+dur, interceptor.DefaultMaxRetryDelay),

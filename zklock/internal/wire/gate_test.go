@@ -10,23 +10,30 @@ import (
 	"github.com/zklockkit/zklockkit/zklock/internal/zkwire"
 )
 
-// On a connection made after a session existed, the first answer to a
-// request reaches go-zookeeper only once its setWatches request has been
-// written (go-zookeeper reads its last zxid for that request without a
-// lock while its reader stores the zxid of answers), or, when it has no
-// watches to restore, the gate's wait after the connect response. The first
-// connection of a client is not held, nor are watch events and pings.
+// On a connection made after a session existed, while go-zookeeper holds
+// watches, the first answer to a request reaches go-zookeeper only once
+// its setWatches request has been written (go-zookeeper reads its last
+// zxid for that request without a lock while its reader stores the zxid
+// of answers), or the gate's wait after the connect response, which also
+// tells the Tracker that go-zookeeper held none. A reconnection without
+// watches has no gate, nor has a client's first connection; watch events
+// and pings are never held.
 func TestTrackedConnHoldsAnswersUntilSetWatches(t *testing.T) {
 	connectResp := frame(i32(0), i32(6000), i64(42))
 	answer := frame(i32(5), i64(0x99), i32(0))
 	event := frame(i32(-1), i64(-1), i32(0), i32(3), i32(2), i32(1), []byte("/"))
 	ping := frame(i32(-2), i64(0x98), i32(0))
 	setWatches := frame(i32(6), i32(zkwire.OpSetWatches), i64(0x98), make([]byte, 12))
-	open := func(gateWait time.Duration) (server net.Conn, tc *gatedConn) {
-		server, client := net.Pipe()
-		t.Cleanup(func() { server.Close(); client.Close() })
+	resumed := func() *Tracker {
 		tr := NewTracker()
 		tr.live.sid = 42
+		tr.watches.sid = 42
+		tr.watches.set = map[watchKey]struct{}{{"/q/n", watchData}: {}}
+		return tr
+	}
+	open := func(tr *Tracker, gateWait time.Duration) (server net.Conn, tc *gatedConn) {
+		server, client := net.Pipe()
+		t.Cleanup(func() { server.Close(); client.Close() })
 		tc, ok := tr.Dial(client).(*gatedConn)
 		if !ok {
 			t.Fatal("no gate on a connection after a session")
@@ -48,7 +55,7 @@ func TestTrackedConnHoldsAnswersUntilSetWatches(t *testing.T) {
 	}
 
 	// Held until setWatches goes out.
-	server, tc := open(time.Hour)
+	server, tc := open(resumed(), time.Hour)
 	got := read(tc)
 	select {
 	case b := <-got:
@@ -71,8 +78,10 @@ func TestTrackedConnHoldsAnswersUntilSetWatches(t *testing.T) {
 		t.Fatal("answer still held after setWatches was sent")
 	}
 
-	// No watches to restore: held for gateWait after the connect response.
-	_, tc = open(100 * time.Millisecond)
+	// No setWatches: held for gateWait after the connect response; then
+	// the Tracker holds no watches, and the next reconnection no gate.
+	tr := resumed()
+	_, tc = open(tr, 100*time.Millisecond)
 	start := time.Now()
 	if b := <-read(tc); !bytes.Equal(b, answer[4:]) {
 		t.Fatalf("answer %x, want %x", b, answer[4:])
@@ -84,9 +93,17 @@ func TestTrackedConnHoldsAnswersUntilSetWatches(t *testing.T) {
 		t.Fatalf("answer read %v after the connect response, want >= 100ms", waited)
 	}
 	t.Logf("without setWatches, read after %v", time.Since(start))
+	if tr.watches.any() {
+		t.Fatal("the Tracker still holds watches after a reconnection without setWatches")
+	}
+	server, client := net.Pipe()
+	defer server.Close()
+	if _, ok := tr.Dial(client).(*gatedConn); ok {
+		t.Fatal("a gate on a reconnection without watches")
+	}
 
 	// A client's first connection: nothing is held.
-	server, client := net.Pipe()
+	server, client = net.Pipe()
 	defer server.Close()
 	first := NewTracker().Dial(client)
 	defer first.Close()

@@ -18,6 +18,8 @@ type requestSent struct {
 	xid        int32     // 0 if the frame is too short to hold one
 	op         int32
 	createPath string // the path a create asks for, alone or opening a multi; "" for any other request
+	watch      bool   // a read that asks for a watch (or whose flag could not be read)
+	watchPath  string // its path; "" if it could not be read
 }
 
 // connected: the server's connect response was read.
@@ -34,6 +36,19 @@ type replyRead struct {
 	xid  int32
 	zxid int64 // for a create, the new node's czxid
 	err  int32 // ZooKeeper's error code; 0 when the request succeeded
+}
+
+// notified: a watch notification was read.
+type notified struct {
+	conn uint64
+	typ  int32 // zkwire.EventNodeCreated, ...
+	path string
+}
+
+// notifySubscriber is a tapSubscriber that also takes the watch
+// notifications read.
+type notifySubscriber interface {
+	notified(notified)
 }
 
 // tapSubscriber takes a tap's events. Its methods are called in the order
@@ -94,6 +109,9 @@ func (t *tap) sent(at time.Time, head []byte, frame int) {
 		if len(r.CreatePath) > 0 {
 			ev.createPath = string(r.CreatePath)
 		}
+		if r.Watch {
+			ev.watch, ev.watchPath = true, string(r.WatchPath)
+		}
 	}
 	for _, s := range t.subs {
 		s.requestSent(ev)
@@ -123,7 +141,20 @@ func (t *tap) read(head []byte, frame int) {
 		return
 	}
 	h, ok := zkwire.ParseReplyHeader(head)
-	if !ok || h.Xid == zkwire.XidNotification {
+	if !ok {
+		return
+	}
+	if h.Xid == zkwire.XidNotification {
+		// A path too long to read is not published: the watches it
+		// fires stay on record, which only costs a gate's bound.
+		if n, ok := zkwire.ParseNotification(head); ok {
+			ev := notified{conn: t.conn, typ: n.Type, path: string(n.Path)}
+			for _, s := range t.subs {
+				if ns, ok := s.(notifySubscriber); ok {
+					ns.notified(ev)
+				}
+			}
+		}
 		return
 	}
 	ev := replyRead{conn: t.conn, xid: h.Xid, zxid: h.Zxid, err: h.Err}

@@ -63,9 +63,9 @@ func TestTrackedConnRecordsBeforeWriting(t *testing.T) {
 
 // The tap publishes one event per frame, in wire order: each request
 // written (the connect request marked, a create's path read from a create
-// alone or opening a multi, a frame too short for a header still counted),
-// the connect response, and each reply read; watch notifications answer
-// nothing and are not published.
+// alone or opening a multi, a read's watch and its path, a frame too short
+// for a header still counted), the connect response, each reply read, and
+// each watch notification, to the subscribers that take them.
 func TestTrackedConnPublishes(t *testing.T) {
 	tr, rec := recordingTracker()
 	sc := &scriptConn{}
@@ -76,7 +76,8 @@ func TestTrackedConnPublishes(t *testing.T) {
 		frame(make([]byte, 44)), // connect request
 		frame(i32(7), i32(zkwire.OpCreate), i32(int32(len(path))), []byte(path), make([]byte, 30)),
 		frame(i32(8), i32(zkwire.OpMulti), i32(zkwire.OpCreate), []byte{0}, i32(-1), i32(int32(len(path))), []byte(path), make([]byte, 30)),
-		frame(i32(9), i32(8), i32(2), []byte("/q"), []byte{0}), // getChildren
+		frame(i32(9), i32(8), i32(2), []byte("/q"), []byte{0}),                // getChildren
+		frame(i32(10), i32(zkwire.OpExists), i32(2), []byte("/q"), []byte{1}), // exists, watching
 		frame(i32(-2), i32(11)), // ping
 		frame([]byte{1, 2}),     // too short for a header
 	} {
@@ -109,10 +110,12 @@ func TestTrackedConnPublishes(t *testing.T) {
 		requestSent{conn: 1, xid: 7, op: zkwire.OpCreate, createPath: path},
 		requestSent{conn: 1, xid: 8, op: zkwire.OpMulti, createPath: path},
 		requestSent{conn: 1, xid: 9, op: 8},
+		requestSent{conn: 1, xid: 10, op: zkwire.OpExists, watch: true, watchPath: "/q"},
 		requestSent{conn: 1, xid: -2, op: 11},
 		requestSent{conn: 1},
 		connected{conn: 1, sessionID: 42, timeout: 4 * time.Second},
 		replyRead{conn: 1, xid: 7, zxid: 0x10},
+		notified{conn: 1, typ: zkwire.EventNodeDataChanged, path: "/"},
 		replyRead{conn: 1, xid: 8, zxid: 0x11, err: -101},
 		replyRead{conn: 1, xid: -2, zxid: 0x11},
 	}

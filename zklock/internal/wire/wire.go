@@ -11,21 +11,23 @@ import (
 // connection, a stack of wrappers each with one job:
 //
 //	go-zookeeper
-//	  gatedConn     on a reconnection, holds the first answer until setWatches is sent (gate.go)
+//	  gatedConn     on a reconnection with watches, holds the first answer until setWatches is sent (gate.go)
 //	  bufferedConn  reads ahead into a buffer; applies deadlines lazily (bufconn.go)
 //	  tap           parses the frames passing by and publishes events (tap.go)
 //	the network connection
 //
 // The tap's subscribers learn what the recipe and the session handling
 // need: liveness (the anchor, timeout and session id), czxids (fencing
-// tokens) and onWire (creates on the wire); the gate is the fourth on a
-// reconnection.
+// tokens), onWire (creates on the wire) and watches (whether go-zookeeper
+// holds watches, which decides the gate); the gate is the fifth on a
+// reconnection that has one.
 type Tracker struct {
-	live   *liveness
-	czxids *czxids
-	onWire *onWire
-	subs   []tapSubscriber
-	hist   *History // see Record; nil when not recording
+	live    *liveness
+	czxids  *czxids
+	onWire  *onWire
+	watches *watchSet
+	subs    []tapSubscriber
+	hist    *History // see Record; nil when not recording
 
 	mu  sync.Mutex
 	cur net.Conn // the network connection dialed last (Drop)
@@ -33,8 +35,8 @@ type Tracker struct {
 
 // NewTracker returns a Tracker that has seen no connection yet.
 func NewTracker() *Tracker {
-	t := &Tracker{live: &liveness{}, czxids: &czxids{}, onWire: &onWire{}}
-	t.subs = []tapSubscriber{t.live, t.czxids, t.onWire}
+	t := &Tracker{live: &liveness{}, czxids: &czxids{}, onWire: &onWire{}, watches: &watchSet{}}
+	t.subs = []tapSubscriber{t.live, t.czxids, t.onWire, t.watches}
 	return t
 }
 
@@ -49,10 +51,13 @@ func (t *Tracker) Dial(c net.Conn) net.Conn {
 	if t.hist != nil {
 		t.hist.dialed(conn, c.RemoteAddr().String())
 	}
-	if !resumed {
+	// go-zookeeper reads its last zxid for setWatches only if it holds
+	// watches (see gatedConn); the first connection of a session has
+	// none to restore.
+	if !resumed || !t.watches.any() {
 		return &bufferedConn{Conn: newTap(c, conn, t.subs)}
 	}
-	g := &gatedConn{wait: SetWatchesWait, open: make(chan struct{})}
+	g := &gatedConn{wait: SetWatchesWait, open: make(chan struct{}), noSetWatches: t.watches.forget}
 	g.Conn = &bufferedConn{Conn: newTap(c, conn, append(slices.Clip(t.subs), g))}
 	return g
 }

@@ -71,6 +71,7 @@ func (r *recorder) add(e any) {
 func (r *recorder) requestSent(e requestSent) { r.add(e) }
 func (r *recorder) connected(e connected)     { r.add(e) }
 func (r *recorder) replyRead(e replyRead)     { r.add(e) }
+func (r *recorder) notified(e notified)       { r.add(e) }
 
 func (r *recorder) got() []any {
 	r.mu.Lock()
