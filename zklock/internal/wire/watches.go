@@ -35,10 +35,14 @@ type watchKey struct {
 //
 // It errs only towards holding watches: a read whose path it could not
 // read, or a setWatches it did not foresee, leaves it with watches it
-// cannot name, which only forget clears; and a watch answered in bytes
-// that go-zookeeper never consumed (its connection closed with them
-// buffered) is never fired. Either costs a gate's bound once (gatedConn
-// calls forget when no setWatches followed).
+// cannot name, which only forget clears; and a watch answered by a frame
+// cut short (its header read, the connection closed before its body)
+// was never added by go-zookeeper, and is never fired. Either costs a
+// gate's bound once (gatedConn calls forget when no setWatches followed).
+// It never drops a watch go-zookeeper holds: a notification is published
+// only once all of it has been read, and what the tap has read reaches
+// go-zookeeper before the connection's error does (bufferedConn returns
+// its buffer first).
 type watchSet struct {
 	mu      sync.Mutex
 	conn    uint64                // the connection pending belongs to
