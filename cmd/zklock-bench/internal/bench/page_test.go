@@ -3,6 +3,7 @@ package bench_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,7 +163,8 @@ func checkFullRun(t *testing.T, name string, rep *bench.Report, ensemble bool) {
 // README.md's comparison and operations.md's cost of a waiter quote the
 // one-server report: README the medians of the rounds' own ratios, as its
 // table shows them, and the rounds; operations.md the memory per waiting
-// lock and the queue's ratio.
+// lock, the queue's ratio, the server's raw pair rates (to two significant
+// digits) and the uncontended cycle against the serial pair.
 func TestBenchmarkFigures(t *testing.T) {
 	root := repoRoot(t)
 	rep := readReport(t, root, oneServerReport)
@@ -209,6 +211,18 @@ func TestBenchmarkFigures(t *testing.T) {
 		t.Fatalf("%s: memory %+v", oneServerReport, rep.Memory)
 	}
 	kib := func(b float64) string { return fmt.Sprintf("%.1f", b/1024) }
+	raw := func(width int) float64 {
+		i := slices.IndexFunc(rep.Raw, func(r bench.RawResult) bool { return r.Width == width })
+		if i < 0 {
+			t.Fatalf("%s: no raw row of %d goroutines", oneServerReport, width)
+		}
+		return rep.Raw[i].Side.Rate
+	}
+	// twoDigits writes a rate as the page rounds it: two significant digits.
+	twoDigits := func(r float64) string {
+		p := math.Pow(10, math.Floor(math.Log10(r))-1)
+		return commas(int(math.Round(r/p) * p))
+	}
 	zl, zk := rep.Memory[0], rep.Memory[1]
 	operations := []string{"docs/operations.md"}
 	facts := []doctest.Fact{
@@ -227,6 +241,12 @@ func TestBenchmarkFigures(t *testing.T) {
 		{Name: "operations.md's queue-1000 ratio", Source: oneServerReport,
 			Quote: regexp.MustCompile(`\(queue-1000: ([\d.]+×) zk\.Lock's rate`),
 			Want:  []any{times(scenario("queue-1000").RoundRatios)}, Home: operations},
+		{Name: "operations.md's server ceiling", Source: oneServerReport + " (raw)",
+			Quote: regexp.MustCompile(`was about ([\d,]+) create\+delete pairs per second for one serial\s+client and ([\d,]+) for 32 concurrent ones`),
+			Want:  []any{twoDigits(raw(1)), twoDigits(raw(32))}, Home: operations},
+		{Name: "operations.md's uncontended cycle against the serial pair", Source: oneServerReport,
+			Quote: regexp.MustCompile(`uncontended cycle runs at ([\d.]+×) that serial pair`),
+			Want:  []any{times(scenario("uncontended").RawRoundRatios)}, Home: operations},
 	}
 	for _, p := range doctest.Check(pages, facts) {
 		t.Error(p)
