@@ -91,8 +91,7 @@ func (w *watchSet) requestSent(e requestSent) {
 	switch {
 	case e.watch:
 		if e.conn != w.conn || w.pending == nil {
-			// Unanswered reads of an earlier connection were failed by
-			// go-zookeeper; their answers can no longer come.
+			// (see connected)
 			w.conn, w.pending = e.conn, make(map[int32]watchRead)
 			w.awaited.Store(0)
 		}
@@ -106,6 +105,10 @@ func (w *watchSet) requestSent(e requestSent) {
 func (w *watchSet) connected(e connected) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Reads unanswered on an earlier connection were failed by
+	// go-zookeeper: drop them, so that answers on this one take no lock.
+	w.conn, w.pending = e.conn, nil
+	w.awaited.Store(0)
 	if e.sessionID != w.sid {
 		// A new session (or 0: the old one expired): go-zookeeper has
 		// dropped the old session's watches.
