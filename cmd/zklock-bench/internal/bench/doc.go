@@ -59,7 +59,13 @@
 // (mntr's zk_packets_received, read before and after). The report gives
 // CPU time per operation, zklock's over zk.Lock's paired by round, and
 // write system calls per request. The ZooKeeper servers and the peers are
-// processes of their own, so the CPU is the client's alone. Both sides run
+// processes of their own, so the CPU is the client's alone. When the
+// servers run on this machine (the processes listening on their
+// addresses, found through /proc), their CPU time in the same clocked
+// part is read too (utime and stime in /proc/PID/stat, to the clock tick,
+// 10 ms), and the report gives it per operation and, with the client's,
+// zklock's total over zk.Lock's: on a machine whose cores the servers share
+// with the client, what an operation costs it. Both sides run
 // in this one process, one after the other: before each clocked part the
 // process is made quiet (the goroutine count has settled, so the sessions
 // of the run before, closed, have wound down, and a garbage collection has

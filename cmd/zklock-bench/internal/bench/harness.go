@@ -30,6 +30,9 @@ type Harness struct {
 	seq     *atomic.Int64
 	timer   Timer
 	place   *placement
+	// pids are the processes of the servers, when they run on this
+	// machine (serverPIDs), nil otherwise.
+	pids []int
 }
 
 // placement says which servers a run's sessions connect to. Without
@@ -64,7 +67,8 @@ func NewHarness(ctx context.Context, servers []string, root string, sessionTimeo
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	h := &Harness{servers: servers, timeout: sessionTimeout, admin: conn,
-		root: root + "/run-" + hex.EncodeToString(b), seq: new(atomic.Int64), place: &placement{}}
+		root: root + "/run-" + hex.EncodeToString(b), seq: new(atomic.Int64), place: &placement{},
+		pids: serverPIDs(servers)}
 	if err := mkdirs(conn, h.root, false); err != nil {
 		conn.Close()
 		return nil, err

@@ -77,6 +77,13 @@ type ScenarioResult struct {
 	CPURoundRatios []float64 `json:"cpu_round_ratios,omitempty"`
 	CPUTarget      float64   `json:"cpu_target,omitempty"`
 	CPUPass        bool      `json:"cpu_pass,omitempty"`
+	// TotalCPURoundRatios are zklock's CPU time per operation, this
+	// process's and the servers' together, over zk.Lock's, round by round
+	// where the servers' was measured; TotalCPURatio is their median. On a
+	// machine whose cores the servers share with the clients, it is what
+	// one operation costs the machine.
+	TotalCPURatio       float64   `json:"total_cpu_ratio,omitempty"`
+	TotalCPURoundRatios []float64 `json:"total_cpu_round_ratios,omitempty"`
 }
 
 // SideResult is one side's figures on one scenario.
@@ -95,6 +102,12 @@ type SideResult struct {
 	// and nil when not measured (the peers).
 	CPUPerOp      Duration   `json:"cpu_per_op,omitempty"`
 	RoundCPUPerOp []Duration `json:"round_cpu_per_op,omitempty"`
+	// ServerCPUPerOp is the median across rounds of the server processes'
+	// CPU time per operation (Sample.ServerCPUPerOp), and
+	// RoundServerCPUPerOp the rounds' own; 0 and nil when not measured
+	// (servers elsewhere, the peers' runs).
+	ServerCPUPerOp      Duration   `json:"server_cpu_per_op,omitempty"`
+	RoundServerCPUPerOp []Duration `json:"round_server_cpu_per_op,omitempty"`
 	// WritesPerRequest and RequestsPerOp are the medians across rounds of
 	// the process's write system calls per request the servers received
 	// and of those requests per operation; 0 when not measured.

@@ -13,7 +13,8 @@ type span struct {
 	h       *Harness
 	start   time.Time
 	use     usage
-	packets int64 // -1 when a server does not answer mntr
+	packets int64         // -1 when a server does not answer mntr
+	servers time.Duration // the servers' CPU time so far, -1 when unknown
 }
 
 // serially runs op n times, one after another, in one span. Latencies are
@@ -41,6 +42,9 @@ type measure struct {
 	// requests is how many requests the servers received from clients,
 	// pings included, -1 when a server does not answer mntr.
 	requests int64
+	// servers is the CPU time the server processes used, -1 when unknown
+	// (Harness.serverCPU).
+	servers time.Duration
 }
 
 // begin starts a span once the process is quiet (see quiet), so that
@@ -52,7 +56,7 @@ func (h *Harness) begin(ctx context.Context) (span, error) {
 	if err := quiet(ctx); err != nil {
 		return span{}, err
 	}
-	s := span{h: h, packets: h.packetsReceived()}
+	s := span{h: h, packets: h.packetsReceived(), servers: h.serverCPU()}
 	h.startTimer()
 	s.use = usageNow()
 	s.start = time.Now()
@@ -65,7 +69,12 @@ func (s span) end() measure {
 	elapsed := time.Since(s.start)
 	use := usageNow().sub(s.use)
 	s.h.stopTimer()
-	m := measure{elapsed: elapsed, use: use, requests: -1}
+	m := measure{elapsed: elapsed, use: use, requests: -1, servers: -1}
+	if s.servers >= 0 {
+		if after := s.h.serverCPU(); after >= 0 {
+			m.servers = after - s.servers
+		}
+	}
 	if s.packets >= 0 {
 		if after := s.h.packetsReceived(); after >= 0 {
 			// mntr counts itself as a packet received, once per server.
@@ -82,6 +91,9 @@ func (m measure) sample(ops int, lat []time.Duration) Sample {
 	if m.use.writes >= 0 && m.requests > 0 {
 		s.Writes, s.Requests = m.use.writes, m.requests
 	}
+	if m.servers >= 0 {
+		s.ServerCPU = m.servers
+	}
 	return s
 }
 
@@ -92,6 +104,7 @@ func (m *measure) add(o measure) {
 	m.use.cpu += o.use.cpu
 	m.use.writes = addKnown(m.use.writes, o.use.writes)
 	m.requests = addKnown(m.requests, o.requests)
+	m.servers = time.Duration(addKnown(int64(m.servers), int64(o.servers)))
 }
 
 // addKnown returns a+b, or -1 (unknown) when either is.
@@ -111,6 +124,25 @@ func quiet(ctx context.Context) error {
 	}
 	runtime.GC()
 	return nil
+}
+
+// serverCPU sums the CPU time (user and system) the server processes have
+// used so far, -1 when they do not run on this machine or one is gone.
+// /proc/PID/stat counts in clock ticks, 10 ms: a run's few seconds of
+// server time are read to a fraction of a percent.
+func (h *Harness) serverCPU() time.Duration {
+	if len(h.pids) == 0 {
+		return -1
+	}
+	var total time.Duration
+	for _, pid := range h.pids {
+		c := processCPUOf(pid)
+		if c < 0 {
+			return -1
+		}
+		total += c
+	}
+	return total
 }
 
 // packetsReceived sums the packets every server has received from clients

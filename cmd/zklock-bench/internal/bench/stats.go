@@ -18,6 +18,10 @@ type Sample struct {
 	// CPU is this process's CPU time (user and system) during Elapsed: the
 	// client's cost, the servers' not included. 0 when not measured.
 	CPU time.Duration
+	// ServerCPU is the CPU time (user and system) of the ZooKeeper server
+	// processes during Elapsed, when they run on this machine; 0 when not
+	// measured.
+	ServerCPU time.Duration
 	// Writes is this process's write system calls during Elapsed, and
 	// Requests the requests the servers received from clients during it
 	// (pings included); both 0 when not measured.
@@ -30,6 +34,15 @@ func (s Sample) CPUPerOp() time.Duration {
 		return 0
 	}
 	return s.CPU / time.Duration(s.Ops)
+}
+
+// ServerCPUPerOp returns the servers' CPU time per operation, 0 when not
+// measured.
+func (s Sample) ServerCPUPerOp() time.Duration {
+	if s.Ops <= 0 {
+		return 0
+	}
+	return s.ServerCPU / time.Duration(s.Ops)
 }
 
 // WritesPerRequest returns write system calls per request, 0 when not

@@ -155,6 +155,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		res.Peers = peers.results(sc.Name, zl.samples)
 		res.CPURoundRatios = pairedRatios(zl.samples, zk.samples, func(s *Sample) float64 { return float64(s.CPUPerOp()) })
 		res.CPURatio = median(res.CPURoundRatios)
+		res.TotalCPURoundRatios = pairedRatios(zl.samples, zk.samples, func(s *Sample) float64 {
+			if s.ServerCPU <= 0 {
+				return 0
+			}
+			return float64(s.CPUPerOp() + s.ServerCPUPerOp())
+		})
+		res.TotalCPURatio = median(res.TotalCPURoundRatios)
 		res.CPUTarget = sc.CPUTarget
 		rep.Scenarios = append(rep.Scenarios, res)
 	}
@@ -245,7 +252,7 @@ func (r *runs) add(s Sample, err error) {
 func (r *runs) result() SideResult {
 	res := SideResult{Errors: r.errs}
 	var p50, p99 []time.Duration
-	var walls, cpus, wpr, rpo []float64
+	var walls, cpus, scpus, wpr, rpo []float64
 	for _, s := range r.samples {
 		if s == nil {
 			continue
@@ -256,6 +263,10 @@ func (r *runs) result() SideResult {
 		if c := s.CPUPerOp(); c > 0 {
 			cpus = append(cpus, float64(c))
 			res.RoundCPUPerOp = append(res.RoundCPUPerOp, Duration(c))
+		}
+		if c := s.ServerCPUPerOp(); c > 0 {
+			scpus = append(scpus, float64(c))
+			res.RoundServerCPUPerOp = append(res.RoundServerCPUPerOp, Duration(c))
 		}
 		if s.Requests > 0 {
 			wpr = append(wpr, s.WritesPerRequest())
@@ -268,6 +279,7 @@ func (r *runs) result() SideResult {
 	res.Rate = median(res.Rates)
 	res.WallRate = median(walls)
 	res.CPUPerOp = Duration(median(cpus))
+	res.ServerCPUPerOp = Duration(median(scpus))
 	res.WritesPerRequest = median(wpr)
 	res.RequestsPerOp = median(rpo)
 	res.P50 = Duration(medianDuration(p50))

@@ -163,6 +163,19 @@ func TestIntegration_Run(t *testing.T) {
 		}
 	}
 
+	if runtime.GOOS == "linux" {
+		// The server runs on this machine: its CPU time is read from /proc.
+		if !strings.Contains(table.String(), "servers' CPU") {
+			t.Errorf("table lacks the servers' CPU:\n%s", table.String())
+		}
+		for _, s := range rep.Scenarios {
+			if s.Name == "uncontended" && (s.ZKLock.ServerCPUPerOp <= 0 || s.ZKLib.ServerCPUPerOp <= 0 || s.TotalCPURatio <= 0) {
+				t.Errorf("uncontended: servers' CPU per op %v and %v, client+servers ratio %v; want all > 0",
+					s.ZKLock.ServerCPUPerOp, s.ZKLib.ServerCPUPerOp, s.TotalCPURatio)
+			}
+		}
+	}
+
 	var js bytes.Buffer
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)

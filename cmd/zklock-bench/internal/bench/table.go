@@ -93,6 +93,17 @@ func (r *Report) cpuBlock() block {
 		title: []string{"client CPU time per operation: this process's user+system time during each run's clocked part",
 			"(the servers and the peers are processes of their own); ratio = zklock's / zk.Lock's, paired by round"},
 		head: []string{"scenario", "per", "zklock CPU", "zk.Lock CPU", "ratio per round (min-max)", "target", "result"}}
+	servers := false
+	for _, s := range r.Scenarios {
+		servers = servers || s.ZKLock.ServerCPUPerOp > 0 || s.ZKLib.ServerCPUPerOp > 0
+	}
+	if servers {
+		b.title = []string{"client CPU time per operation: this process's user+system time during each run's clocked part",
+			"(the peers are processes of their own), ratio = zklock's / zk.Lock's, paired by round; servers' CPU: the ZooKeeper",
+			"processes' user+system time (from /proc) in the same part; client+servers: the two together, zklock's / zk.Lock's,",
+			"what an operation costs a machine whose cores the servers and the client share"}
+		b.head = append(b.head, "zklock servers' CPU", "zk.Lock servers' CPU", "client+servers ratio per round (min-max)")
+	}
 	for _, s := range r.Scenarios {
 		if s.ZKLock.CPUPerOp == 0 && s.ZKLib.CPUPerOp == 0 {
 			continue
@@ -101,8 +112,12 @@ func (r *Report) cpuBlock() block {
 		if s.CPUTarget > 0 {
 			target, result = fmt.Sprintf("<=%.2fx", s.CPUTarget), verdict(s.CPUPass, 0)
 		}
-		b.rows = append(b.rows, []string{s.Name, opName(s.Unit), micros(s.ZKLock.CPUPerOp), micros(s.ZKLib.CPUPerOp),
-			roundRatios(s.CPURoundRatios), target, result})
+		row := []string{s.Name, opName(s.Unit), micros(s.ZKLock.CPUPerOp), micros(s.ZKLib.CPUPerOp),
+			roundRatios(s.CPURoundRatios), target, result}
+		if servers {
+			row = append(row, micros(s.ZKLock.ServerCPUPerOp), micros(s.ZKLib.ServerCPUPerOp), roundRatios(s.TotalCPURoundRatios))
+		}
+		b.rows = append(b.rows, row)
 	}
 	return b
 }
@@ -127,9 +142,20 @@ func (r *Report) writesBlock() block {
 func (r *Report) rawBlocks() []block {
 	raw := block{sub: true, title: []string{"raw Create(EPHEMERAL_SEQUENTIAL)+Delete pairs on one session (the server's ceiling)"},
 		head: []string{"goroutines", "pairs/s", "p50/p99", "CPU/pair", "writes/request"}}
+	servers := false
 	for _, x := range r.Raw {
-		raw.rows = append(raw.rows, []string{fmt.Sprint(x.Width), rate(x.Side), latencies(x.Side), micros(x.Side.CPUPerOp),
-			decimal(x.Side.WritesPerRequest)})
+		servers = servers || x.Side.ServerCPUPerOp > 0
+	}
+	if servers {
+		raw.head = append(raw.head, "servers' CPU/pair")
+	}
+	for _, x := range r.Raw {
+		row := []string{fmt.Sprint(x.Width), rate(x.Side), latencies(x.Side), micros(x.Side.CPUPerOp),
+			decimal(x.Side.WritesPerRequest)}
+		if servers {
+			row = append(row, micros(x.Side.ServerCPUPerOp))
+		}
+		raw.rows = append(raw.rows, row)
 	}
 	ratios := block{sub: true, title: []string{"rate / raw serial pair rate"},
 		head: []string{"scenario", "zklock", "per round (min-max)", "zk.Lock", "target", "result"}}
