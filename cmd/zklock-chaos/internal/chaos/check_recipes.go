@@ -184,7 +184,7 @@ func (c *checker) checkSharedHandOffs() {
 					if end == 0 {
 						end = c.lastT
 					}
-					if !c.excused(a, b.acquired, end) {
+					if !c.excused(a, b.acquired, end) && !c.stoppedAcquiring(b, a.acquired) {
 						guilty = append(guilty, a)
 					}
 				}
