@@ -1,5 +1,11 @@
 package zklock
 
+import "github.com/zklockkit/zklockkit/zklock/internal/dsn"
+
+// QuickRedialAfter is how long a connection must live for the first redial
+// after it to skip go-zookeeper's one-second wait.
+const QuickRedialAfter = dsn.QuickRedialAfter
+
 // BusyCreates makes c count one more create in flight until done is called,
 // so that its acquires take the path of many concurrent creates on one
 // session (see createAndList) however the test schedules them.

@@ -23,8 +23,9 @@ import (
 func TestIntegration_ReconnectionHoldsNoAnswerWithoutWatches(t *testing.T) {
 	root := zktest.UniqueRoot(t)
 	// Two ways to the one server: after a drop of the one in use,
-	// go-zookeeper dials the other at once (having tried every server
-	// since its last connection, it would wait a second first).
+	// go-zookeeper dials the other at once (with one way, a connection
+	// that lived under a second would be redialled after a second's wait:
+	// dsn.Hosts).
 	p, q := newProxy(t), newProxy(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
