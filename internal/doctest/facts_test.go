@@ -61,6 +61,7 @@ func TestDocFacts(t *testing.T) {
 	exit := func(name string) int { return int(integer(name)) }
 	d := integer("DefaultConnectTimeout")
 	gate, _ := constant.Int64Val(constants(t, root, "github.com/zklockkit/zklockkit/zklock/internal/wire")["SetWatchesWait"])
+	quick, _ := constant.Int64Val(constants(t, root, "github.com/zklockkit/zklockkit/zklock/internal/dsn")["QuickRedialAfter"])
 	http := func(err error) int { return middleware.AnswerFor(err).Status }
 	rpc := grpcCodes(t)
 	if http(zklock.ErrWaitTimeout) != http(zklock.ErrUnavailable) {
@@ -107,6 +108,10 @@ func TestDocFacts(t *testing.T) {
 		// The reconnection gate's bound (zklock/internal/wire's SetWatchesWait).
 		fact("the reconnection gate's bound", "zklock/internal/wire SetWatchesWait", `until go-zookeeper has written \x60setWatches\x60, at most `+dur+` after the connect response`, time.Duration(gate)),
 		fact("the reconnection gate's bound", "zklock/internal/wire SetWatchesWait", `which orders the two, or for at most `+dur+` after the connect response`, time.Duration(gate)),
+
+		// How long a connection to a lone server lives before its drop is
+		// redialled at once (zklock/internal/dsn's QuickRedialAfter).
+		fact("the quick redial's threshold", "zklock/internal/dsn QuickRedialAfter", `its only server at once if the connection had lived `+dur+` or more`, time.Duration(quick)),
 
 		// Defaults of the adapters.
 		fact("the client interceptor's longest retry delay", "interceptor.DefaultMaxRetryDelay", `capped by \x60WithMaxRetryDelay\x60, default `+dur, interceptor.DefaultMaxRetryDelay),
