@@ -4,6 +4,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/zkwire"
 )
 
 // The anchor is the send time of the oldest unanswered request when an
@@ -152,4 +154,99 @@ func TestLivenessCreateFailed(t *testing.T) {
 	if z := tr.Created(path); z != 0 {
 		t.Fatalf("czxid %#x of a failed create", z)
 	}
+}
+
+// A write answered with success is reported to OnCommit's function, with
+// its session and send time, when the request before it on the connection
+// (not an auth packet, which touches no session) was sent within the gap;
+// a failed write, a read, a write after a longer silence, one sent on an
+// older connection and one after the session expired are not.
+func TestLivenessCommit(t *testing.T) {
+	tr := NewTracker()
+	type proof struct {
+		sid int64
+		at  time.Time
+	}
+	var got []proof
+	tr.OnCommit(func(timeout time.Duration) time.Duration { return timeout / 10 }, func(sid int64, at time.Time) {
+		got = append(got, proof{sid, at})
+	})
+	l := tr.live
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	gen, _ := l.connecting()
+	l.requestSent(requestSent{conn: gen, at: at(0), connect: true})
+	l.connected(connected{conn: gen, sessionID: 42, timeout: 10 * time.Second}) // gap 1 s
+	check := func(what string, want ...proof) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: told %v, want %v", what, got, want)
+		}
+		for i := range want {
+			if got[i].sid != want[i].sid || !got[i].at.Equal(want[i].at) {
+				t.Fatalf("%s: told %v, want %v", what, got, want)
+			}
+		}
+		got = got[:0]
+	}
+	xid := int32(0)
+	send := func(ms int, op int32) {
+		xid++
+		l.requestSent(requestSent{conn: gen, at: at(ms), xid: xid, op: op})
+	}
+	answer := func(code int32) { l.replyRead(replyRead{conn: gen, xid: xid, err: code}) }
+
+	send(500, zkwire.OpCreate) // 0.5 s after the connect request
+	answer(0)
+	check("a create after the connect", proof{42, at(500)})
+	send(900, opDelete)
+	answer(0)
+	check("a delete", proof{42, at(900)})
+	send(1000, zkwire.OpGetChildren)
+	answer(0)
+	check("a read")
+	send(1100, opDelete)
+	answer(-101) // no node
+	check("a failed delete")
+	send(3000, opSetData) // 1.9 s after the delete before it
+	answer(0)
+	check("a write after a silence longer than the gap")
+	send(3100, opAuth)
+	answer(0)
+	send(4050, zkwire.OpMulti) // 1.05 s after the setData: the auth packet does not count
+	answer(0)
+	check("a write whose only recent predecessor is an auth packet")
+	send(4060, OpPing)
+	send(4070, opCreate2) // pipelined behind the ping
+	answer(0)
+	answer(0)
+	check("a create2 behind a ping", proof{42, at(4070)})
+
+	// A write sent on the old connection and answered after a new one
+	// began counts for nothing.
+	send(4100, zkwire.OpCreate)
+	old := gen
+	gen, _ = l.connecting()
+	l.replyRead(replyRead{conn: old, xid: xid})
+	check("a write answered on an old connection")
+	// The first write on the new connection has only the connect request
+	// before it.
+	l.requestSent(requestSent{conn: gen, at: at(4200), connect: true})
+	l.connected(connected{conn: gen, sessionID: 42, timeout: 10 * time.Second})
+	send(4300, zkwire.OpCreate)
+	answer(0)
+	check("a create after a reconnection", proof{42, at(4300)})
+	// A session that expired proves nothing, until a new one is made.
+	gen, _ = l.connecting()
+	l.requestSent(requestSent{conn: gen, at: at(4400), connect: true})
+	l.connected(connected{conn: gen, sessionID: 0})
+	send(4500, zkwire.OpCreate)
+	answer(0)
+	check("a write after the session expired")
+	gen, _ = l.connecting()
+	l.requestSent(requestSent{conn: gen, at: at(4600), connect: true})
+	l.connected(connected{conn: gen, sessionID: 43, timeout: 10 * time.Second})
+	send(4700, zkwire.OpCreate)
+	answer(0)
+	check("a create on the new session", proof{43, at(4700)})
 }

@@ -62,6 +62,20 @@ func (t *Tracker) Dial(c net.Conn) net.Conn {
 	return g
 }
 
+// OnCommit has fn told, on the goroutine that reads the connection, of
+// each write (a create, delete, setData or multi) that the server answers
+// with success, with the session it was sent on and its send time, when
+// the request sent before it on the same connection was sent no more than
+// gap(negotiated timeout) earlier. A follower forwards a write to the
+// leader and answers success only once the leader has committed it, so
+// such a write proves what an answered sync does (session.quorum). fn
+// must not block. Set it before the first Dial.
+func (t *Tracker) OnCommit(gap func(timeout time.Duration) time.Duration, fn func(sid int64, sent time.Time)) {
+	t.live.mu.Lock()
+	t.live.commit = commitHook{gap: gap, fn: fn}
+	t.live.mu.Unlock()
+}
+
 // Drop closes the network connection dialed last, as a broken network
 // would: go-zookeeper reconnects, to the next server of its list, and
 // resumes the session there if it still lives.
