@@ -126,21 +126,26 @@ func TestSortAheadIsPrefix(t *testing.T) {
 	}
 }
 
-// BenchmarkSortAhead measures a waiter's view of a listing of 1,000
-// nodes (zk.Lock's layout), its node last: the divergence check (two
-// nodes of one sequence number) rides on the sort.
+// BenchmarkSortAhead measures a waiter's view of a listing of 32 nodes
+// (the bench's contenders-32) and of 1,000 (zk.Lock's layout), its node
+// last: the divergence check (two nodes of one sequence number) rides on
+// the sort.
 func BenchmarkSortAhead(b *testing.B) {
-	names := make([]string, 1000)
-	for i := range names {
-		names[i] = fmt.Sprintf("_c_%08x-0000-4000-8000-000000000000-lock-%010d", i, i)
-	}
-	rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
-	ours := fmt.Sprintf("_c_%08x-0000-4000-8000-000000000000-lock-%010d", 999, 999)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, _, dup := SortAhead(names, ours); dup {
-			b.Fatal("dup")
-		}
+	for _, n := range []int{32, 1000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			names := make([]string, n)
+			for i := range names {
+				names[i] = fmt.Sprintf("_c_%08x-0000-4000-8000-000000000000-lock-%010d", i, i)
+			}
+			rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+			ours := fmt.Sprintf("_c_%08x-0000-4000-8000-000000000000-lock-%010d", n-1, n-1)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, _, dup := SortAhead(names, ours); dup {
+					b.Fatal("dup")
+				}
+			}
+		})
 	}
 }
 
