@@ -84,7 +84,7 @@ func boundFacts() []doctest.Fact {
 		fact("the proven moment", "session.PingDelayDivisor", `\*s\* − interval − \*T\*/(\d+)`, lossHome, tickDiv),
 		fact("the default loss margin", "session.LossMargin", `default \*T\*/(\d+)`, lossHome, marginDiv),
 		fact("the default loss margin, in words", "session.LossMargin", `default: a (\w+) of the negotiated session timeout`, boundHome, ordinal(marginDiv)),
-		fact("the loss bound with the default margin", "session.GivenUpAfter", `(\d+)% of (?:the session timeout|\*T\*) after the last answered sync`, lossHome, lossPct),
+		fact("the loss bound with the default margin", "session.GivenUpAfter", `(\d+)% of (?:the session timeout|\*T\*) after the last proof was sent`, lossHome, lossPct),
 		fact("the loss bound with the default margin, in the godoc", "session.GivenUpAfter", `leases outlive (\d+)% of the timeout without an answer`, boundHome, lossPct),
 		fact("when a cut-off holder is told", "session.GivenUpAfter, ProofInterval", `between (\d+)% and (\d+)% of the session timeout after the cut`, boundHome, quietPct, lossPct),
 		fact("when a cut-off holder is told, with the default timeout", "DefaultSessionTimeout", `with the default `+dur+` timeout, between `+dur+` and `+dur, boundHome,

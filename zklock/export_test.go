@@ -1,6 +1,10 @@
 package zklock
 
-import "github.com/zklockkit/zklockkit/zklock/internal/dsn"
+import (
+	"time"
+
+	"github.com/zklockkit/zklockkit/zklock/internal/dsn"
+)
 
 // QuickRedialAfter is how long a connection must live for the first redial
 // after it to skip go-zookeeper's one-second wait.
@@ -44,3 +48,11 @@ func MemoryExpireNodes(m *MemoryLocker, paths []string) { m.expireNodes(paths) }
 // SetListingHook makes every listing of a queue that c's waiters decide on
 // pass through h first (nil: none), as a diverged server's listing would.
 func SetListingHook(c *Client, h func(parent string, names []string) []string) { c.q.SetListingHook(h) }
+
+// ProverSyncs returns how many syncs c's session has sent to keep its
+// proof of life fresh (not counting those a grant sends first).
+func ProverSyncs(c *Client) uint64 { return c.sess.ProverSyncs() }
+
+// LossDeadline returns when c's held leases would be given up if the
+// leader were not heard to hear from the session again.
+func LossDeadline(c *Client) time.Time { return c.sess.LossDeadline() }

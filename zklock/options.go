@@ -97,7 +97,8 @@ func WithSessionTimeout(d time.Duration) Option {
 // of the negotiated session timeout). A larger margin gives holders more time
 // to stop before anyone else can be granted the lock, at the price of giving
 // leases up sooner during a network blip. The earliest moment is proven by
-// the leader (a sync every tenth of the timeout; see docs/protocol.md): with
+// the leader (a sync, or a write it committed, at least every tenth of the
+// timeout while the client has lock nodes; see docs/protocol.md): with
 // the default margin, leases outlive 40% of the timeout without an answer.
 func WithLossMargin(d time.Duration) Option {
 	return func(c *clientConfig) {

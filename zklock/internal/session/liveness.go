@@ -34,9 +34,19 @@ import (
 //
 //	s − interval − timeout/4
 //
-// The client sends a sync every interval (a tenth of the session timeout)
-// while it has lock nodes, and one before granting a lock when the proof
-// has run out (the recipe's proveAlive). Leases are given up at the proven
+// A write the server answers with success proves the same, on the same
+// terms: the follower forwards it to the leader, behind what it sent the
+// leader before, and answers success only once the leader has committed
+// it. It counts (wire.Tracker.OnCommit) only when the request before it
+// on its connection was sent within one interval, which the argument
+// assumes of the client's previous request; a write after a longer
+// silence proves nothing.
+//
+// The client sends a sync while it has lock nodes whenever no answered
+// sync or counted write was sent within the last interval (a tenth of the
+// session timeout): a client that writes, as a contended one does at every
+// cycle, sends none. It also sends one before granting a lock when the
+// proof has run out (the recipe's proveAlive). Leases are given up at the proven
 // anchor plus the session timeout minus the loss margin (LossDeadline):
 // with the default margin of a quarter, 40% of the timeout after the last
 // answered sync.
@@ -45,6 +55,7 @@ type quorum struct {
 	sent   time.Time // the send time of the latest answered sync
 	sid    int64     // the session it was answered on
 	flying atomic.Bool
+	syncs  atomic.Uint64 // sent by the prover (ProverSyncs)
 }
 
 // proven returns when the leader is known to have heard from session sid,
@@ -52,6 +63,17 @@ type quorum struct {
 // request that established or resumed sid (the leader creates and
 // revalidates sessions); the zero time if neither is known.
 func (q *quorum) proven(sid int64, est time.Time, timeout time.Duration) time.Time {
+	sent := q.latest(sid, est)
+	if sent.IsZero() {
+		return sent
+	}
+	return sent.Add(-ProofInterval(timeout) - timeout/PingDelayDivisor)
+}
+
+// latest returns the send time of the latest proof of session sid: an
+// answered sync, a counted write, or est, the send time of the connect
+// request that established or resumed it; the zero time if none.
+func (q *quorum) latest(sid int64, est time.Time) time.Time {
 	q.mu.Lock()
 	sent := time.Time{}
 	if q.sid == sid {
@@ -61,10 +83,7 @@ func (q *quorum) proven(sid int64, est time.Time, timeout time.Duration) time.Ti
 	if est.After(sent) {
 		sent = est
 	}
-	if sent.IsZero() {
-		return sent
-	}
-	return sent.Add(-ProofInterval(timeout) - timeout/PingDelayDivisor)
+	return sent
 }
 
 // PingDelayDivisor bounds how long before a sync's send the leader may
@@ -108,6 +127,22 @@ func (s *Session) Proved(sid int64, sent time.Time) {
 	s.nudgeState()
 }
 
+// committed records a write sent at sent on session sid that the leader
+// committed, with the request before it sent within one proof interval
+// (wire.Tracker.OnCommit): a proof as good as an answered sync's. It runs
+// on the connection's reading goroutine, at every counted write, so it
+// wakes the watchdog and the state watcher only when they wait for a
+// proof: the watchdog sleeps until the loss deadline, which a proof only
+// moves later, and the published status changes only if it is not
+// Verified.
+func (s *Session) committed(sid int64, sent time.Time) {
+	s.quorum.answered(sid, sent)
+	s.Kick()
+	if s.Published() != Verified {
+		s.nudgeState()
+	}
+}
+
 // ProveSoon wakes the prover if the proof is not worth granting a lease on
 // (Proven), so that a fresh one is in by the time a lease is granted: an
 // acquire asks with its create, and the sync travels with it.
@@ -130,6 +165,7 @@ func (s *Session) prove(ctx context.Context) error {
 		return err
 	}
 	sent := time.Now()
+	s.quorum.syncs.Add(1)
 	_, err := Call(ctx, func() (string, error) {
 		p, err := s.conn.Sync("/")
 		if err == nil {
@@ -141,28 +177,42 @@ func (s *Session) prove(ctx context.Context) error {
 }
 
 // prover keeps the proof fresh while the client has lock nodes, or its
-// state is watched (State): one sync in flight at a time, every proof
-// interval.
+// state is watched (State): one sync in flight at a time, one proof
+// interval after the latest proof's send (an answered sync, a counted
+// write, the connect), and at once when asked (ProveSoon, State).
 func (s *Session) prover() {
 	defer s.wg.Done()
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
+		asked := false
 		select {
 		case <-s.closeCh:
 			return
 		case <-t.C:
 		case <-s.proveNow:
+			asked = true
 		}
 		_, timeout := s.wire.Snapshot()
 		if timeout <= 0 {
 			timeout = s.cfg.SessionTimeout
 		}
-		if (s.nodes.Busy() || s.watched()) && s.quorum.flying.CompareAndSwap(false, true) {
-			s.Go(func(ctx context.Context) {
-				defer s.quorum.flying.Store(false)
-				_ = s.prove(ctx)
-			})
+		interval := ProofInterval(timeout)
+		next := interval
+		if s.nodes.Busy() || s.watched() {
+			sid, _ := s.Current()
+			esid, est := s.wire.Established()
+			if esid != sid {
+				est = time.Time{}
+			}
+			if since := time.Since(s.quorum.latest(sid, est)); !asked && since < interval {
+				next = interval - since // proven meanwhile, by a write
+			} else if s.quorum.flying.CompareAndSwap(false, true) {
+				s.Go(func(ctx context.Context) {
+					defer s.quorum.flying.Store(false)
+					_ = s.prove(ctx)
+				})
+			}
 		}
 		if !t.Stop() {
 			select {
@@ -170,9 +220,12 @@ func (s *Session) prover() {
 			default:
 			}
 		}
-		t.Reset(ProofInterval(timeout))
+		t.Reset(next)
 	}
 }
+
+// ProverSyncs returns how many syncs the prover has sent.
+func (s *Session) ProverSyncs() uint64 { return s.quorum.syncs.Load() }
 
 // Kick wakes the loss watchdog when it sleeps with nothing to watch (after
 // a deadline passed with no lease held); otherwise it wakes by itself at

@@ -129,6 +129,7 @@ func New(cfg Config) *Session {
 	if cfg.History != nil {
 		s.wire.Record(cfg.History)
 	}
+	s.wire.OnCommit(ProofInterval, s.committed)
 	s.state.kick = make(chan struct{}, 1)
 	s.state.cur.Store(&published{status: Suspended, changed: make(chan struct{})})
 	s.bg, s.bgCancel = context.WithCancel(context.Background())
