@@ -198,8 +198,8 @@ func (m *model) holds(n *mnode) (held, known bool) {
 		}
 		// So may the node of an acquire in motion that queues on n's
 		// resource now or later: its current part's node not made yet,
-		// pending, or seen and free to hold (the settling may come to it
-		// after n). Its next parts may have been made before n, in the same
+		// pending, or seen and free to hold or not known yet to be held
+		// (the settling may come to it after n). Its next parts may have been made before n, in the same
 		// cascade (seed 1244736275: a session's expiry re-queues one
 		// waiter on c while another's hand-off runs a, b, c; the system
 		// reported c's second node first).
@@ -218,7 +218,13 @@ func (m *model) holds(n *mnode) (held, known bool) {
 			case x.parts[x.part] == n.res, m.visiting[cur], cur.lazy != nil:
 				continue // in the queue already (above), or not moving
 			case cur.known:
-				if held, known := m.holds(cur); !held || !known {
+				// Known not to hold: it stays. Not known yet either way,
+				// it may hold already and have made its next node before n
+				// (seed 1383501900: a session's expiry let an exclusive
+				// AcquireAll hold a and queue on b, while a reader of the
+				// expired session queued again on b behind it; the system
+				// reported the reader's node first).
+				if held, known := m.holds(cur); known && !held {
 					continue
 				}
 			}
