@@ -114,51 +114,18 @@ func TestIntegration_LossBeforeTakeoverWhileWritingOnACutOffFollower(t *testing.
 		close(stop)
 		wg.Wait()
 	}()
-	toldAt := make(chan time.Time, 1)
-	go func() {
-		<-l.Done()
-		toldAt <- time.Now()
-	}()
-	got := make(chan time.Time, 1)
-	go func() {
-		nl, err := next.Acquire(ctx, "r")
-		if err != nil {
-			t.Error(err)
-			return
+	var before int
+	told, took := toldBeforeTakeover(t, ctx, e, f, l, next, 500*time.Millisecond, func() {
+		mu.Lock()
+		before, cut = cycles, time.Now()
+		mu.Unlock()
+		if before == 0 {
+			t.Fatal("the holder wrote nothing before the cut")
 		}
-		got <- time.Now()
-		nl.Release(context.Background())
-	}()
-	time.Sleep(500 * time.Millisecond)
-	mu.Lock()
-	before := cycles
-	cut = time.Now()
-	mu.Unlock()
-	if before == 0 {
-		t.Fatal("the holder wrote nothing before the cut")
-	}
-	if err := e.Isolate(f, zktest.CutSilent); err != nil {
-		t.Fatal(err)
-	}
-	var took time.Time
-	select {
-	case took = <-got:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the next holder never got the lock")
-	}
-	var told time.Time
-	select {
-	case told = <-toldAt:
-	default:
-		t.Fatalf("the next holder took the lock %v after the cut; the cut-off holder, writing, has not been told (Err %v)",
-			took.Sub(cut).Round(time.Millisecond), l.Err())
-	}
-	if !told.Before(took) {
-		t.Fatalf("cut-off holder told %v after the cut, next holder in at %v", told.Sub(cut), took.Sub(cut))
-	}
+	})
 	mu.Lock()
 	t.Logf("%d write cycles before the cut, %d after; cut-off holder told %v after the cut, %v before the next holder took the lock",
-		before, cyclesAfterCut, told.Sub(cut).Round(time.Millisecond), took.Sub(told).Round(time.Millisecond))
+		before, cyclesAfterCut, told.Round(time.Millisecond), (took - told).Round(time.Millisecond))
 	mu.Unlock()
 	_ = e.Heal()
 }

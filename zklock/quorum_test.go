@@ -30,6 +30,18 @@ func TestIntegration_LossBeforeTakeoverOnACutOffFollower(t *testing.T) {
 		l, err = stuck.Acquire(ctx, "r", zklock.MaxWait(time.Second))
 		return err == nil
 	})
+	told, took := toldBeforeTakeover(t, ctx, e, f, l, next, 300*time.Millisecond, nil)
+	t.Logf("cut-off holder told %v after the cut, %v before the next holder took the lock", told.Round(time.Millisecond), (took - told).Round(time.Millisecond))
+	_ = e.Heal()
+}
+
+// toldBeforeTakeover has next wait for l's lock ("r"), cuts follower f,
+// the only server of l's client, off from the rest silently after settle
+// (calling atCut, if given, just before), and checks that l's holder is
+// told of its loss before next holds. It returns when each happened,
+// after the cut.
+func toldBeforeTakeover(t *testing.T, ctx context.Context, e *zktest.Ensemble, f int, l *zklock.Lease, next *zklock.Client, settle time.Duration, atCut func()) (told, took time.Duration) {
+	t.Helper()
 	toldAt := make(chan time.Time, 1)
 	go func() {
 		<-l.Done()
@@ -45,27 +57,29 @@ func TestIntegration_LossBeforeTakeoverOnACutOffFollower(t *testing.T) {
 		got <- time.Now()
 		nl.Release(context.Background())
 	}()
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(settle)
+	if atCut != nil {
+		atCut()
+	}
 	cut := time.Now()
 	if err := e.Isolate(f, zktest.CutSilent); err != nil {
 		t.Fatal(err)
 	}
-	var took time.Time
+	var tookAt time.Time
 	select {
-	case took = <-got:
+	case tookAt = <-got:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the next holder never got the lock")
 	}
-	var told time.Time
+	var toldAtT time.Time
 	select {
-	case told = <-toldAt:
+	case toldAtT = <-toldAt:
 	default:
 		t.Fatalf("the next holder took the lock %v after the cut; the cut-off holder has not been told (Err %v)",
-			took.Sub(cut).Round(time.Millisecond), l.Err())
+			tookAt.Sub(cut).Round(time.Millisecond), l.Err())
 	}
-	if !told.Before(took) {
-		t.Fatalf("cut-off holder told %v after the cut, next holder in at %v", told.Sub(cut), took.Sub(cut))
+	if !toldAtT.Before(tookAt) {
+		t.Fatalf("cut-off holder told %v after the cut, next holder in at %v", toldAtT.Sub(cut), tookAt.Sub(cut))
 	}
-	t.Logf("cut-off holder told %v after the cut, %v before the next holder took the lock", told.Sub(cut).Round(time.Millisecond), took.Sub(told).Round(time.Millisecond))
-	_ = e.Heal()
+	return toldAtT.Sub(cut), tookAt.Sub(cut)
 }
