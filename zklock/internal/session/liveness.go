@@ -49,10 +49,10 @@ import (
 // proof has run out (the recipe's proveAlive). Leases are given up at the proven
 // anchor plus the session timeout minus the loss margin (LossDeadline):
 // with the default margin of a quarter, 40% of the timeout after the last
-// answered sync.
+// proof's send.
 type quorum struct {
 	mu     sync.Mutex
-	sent   time.Time // the send time of the latest answered sync
+	sent   time.Time // the send time of the latest answered sync or counted write
 	sid    int64     // the session it was answered on
 	flying atomic.Bool
 	syncs  atomic.Uint64 // sent by the prover (ProverSyncs)
@@ -97,14 +97,17 @@ const PingDelayDivisor = 4
 // timeout/ProofDivisor (ProofInterval).
 const ProofDivisor = 10
 
-// GivenUpAfter is how long after the send of its last answered sync a
-// session's leases are given up, for a negotiated timeout and a configured
-// loss margin (0: the default): LossDeadline's formula, S − T/10 − T/4 +
-// T − M after S. With the default margin, 40% of the timeout.
+// GivenUpAfter is how long after the send of its last proof (an answered
+// sync, a counted write, the connect) a session's leases are given up,
+// for a negotiated timeout and a configured loss margin (0: the default):
+// LossDeadline's formula, S − T/10 − T/4 + T − M after S. With the
+// default margin, 40% of the timeout.
 func GivenUpAfter(timeout, margin time.Duration) time.Duration {
 	return timeout - ProofInterval(timeout) - timeout/PingDelayDivisor - LossMargin(margin, timeout)
 }
 
+// answered records a proof of session sid sent at sent, unless a later
+// one of the same session is on record.
 func (q *quorum) answered(sid int64, sent time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -206,7 +209,7 @@ func (s *Session) prover() {
 				est = time.Time{}
 			}
 			if since := time.Since(s.quorum.latest(sid, est)); !asked && since < interval {
-				next = interval - since // proven meanwhile, by a write
+				next = interval - since // proven meanwhile: a write, a reconnection
 			} else if s.quorum.flying.CompareAndSwap(false, true) {
 				s.Go(func(ctx context.Context) {
 					defer s.quorum.flying.Store(false)
