@@ -230,6 +230,25 @@ func Rule(kids []Child, i int, limit int) (held bool, watch int) {
 	}
 }
 
+// HeldWithout reports whether the node at index i of a sorted queue would
+// hold were the node at index j, ahead of it, gone: Rule on kids without
+// kids[j], without copying them.
+func HeldWithout(kids []Child, i, j int, limit int) bool {
+	switch kids[i].Kind {
+	case Read:
+		for k := i - 1; k >= 0; k-- {
+			if k != j && kids[k].Kind != Read {
+				return false
+			}
+		}
+		return true
+	case Semaphore:
+		return i-1 < max(limit, 1)
+	default:
+		return i == 1
+	}
+}
+
 // NewID returns a random UUID (version 4) for a protected name: it lets a
 // client find its own node after a lost create reply.
 func NewID() string {

@@ -126,6 +126,37 @@ func TestSortAheadIsPrefix(t *testing.T) {
 	}
 }
 
+// HeldWithout decides as Rule does on the queue with the node left out,
+// for every node and every node ahead of it, of random queues of every
+// layout and limit.
+func TestHeldWithout(t *testing.T) {
+	marks := []string{"-lock-", "-__READ__", "-__WRIT__", "-sema-"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 300 {
+		n := 1 + rng.IntN(12)
+		mark := marks[rng.IntN(len(marks))]
+		names := make([]string, 0, n)
+		for i := range n {
+			if mark != "-sema-" && mark != "-lock-" {
+				mark = marks[1+rng.IntN(2)] // readers and writers mixed
+			}
+			names = append(names, fmt.Sprintf("_c_%d%s%010d", i, mark, i))
+		}
+		kids, _ := Sort(names)
+		for i := range kids {
+			for j := range i {
+				rest := slices.Delete(slices.Clone(kids), j, j+1)
+				for _, limit := range []int{0, 1, 2, 3} {
+					want, _ := Rule(rest, i-1, limit)
+					if got := HeldWithout(kids, i, j, limit); got != want {
+						t.Fatalf("round %d: HeldWithout(%v, %d, %d, %d) = %v, Rule without it %v", round, kids, i, j, limit, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkSortAhead measures a waiter's view of a listing of 32 nodes
 // (the bench's contenders-32) and of 1,000 (zk.Lock's layout), its node
 // last: the divergence check (two nodes of one sequence number) rides on

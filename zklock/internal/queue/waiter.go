@@ -320,16 +320,17 @@ func (w *Waiter) ahead(ctx context.Context, kids []layout.Child, idx, watch int)
 	// grow), so if pred is the last obstacle in our snapshot, its
 	// deletion hands us the lock without another round trip. That
 	// hand-off relies on a watch on our own node, set with pred's.
-	rest := slices.Delete(slices.Clone(kids), watch, watch+1)
-	direct, _ := layout.Rule(rest, idx-1, w.req.Limit)
+	direct := layout.HeldWithout(kids, idx, watch, w.req.Limit)
 	var others []layout.Child
 	if direct && idx > 1 {
 		// A direct hand-off goes on from what else lies ahead of us in
 		// the snapshot (readers, if we read). Otherwise nothing of the
 		// snapshot is kept while we wait (we list again once pred is
 		// gone): n waiters of one queue on one client would keep O(n²)
-		// names alive, and every garbage collection would mark them.
-		others = rest[:idx-1]
+		// names alive, and every garbage collection would mark them;
+		// nor is it copied (a waiter far back in a long queue would
+		// copy it all at each wait, 1 KiB at 32 nodes).
+		others = slices.Delete(slices.Clone(kids[:idx]), watch, watch+1)
 	}
 	// With a cover (cover.go), the queue's child watch stands in for both
 	// watches: we list again when it fires.
