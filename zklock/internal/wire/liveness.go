@@ -29,7 +29,8 @@ import (
 type liveness struct {
 	mu      sync.Mutex
 	conn    uint64       // connection generation; frames of an old connection are ignored
-	pending []unanswered // requests sent and not yet answered, oldest first
+	pending []unanswered // requests sent, oldest first; those from head on are not yet answered
+	head    int          // the oldest unanswered request's index in pending
 	last    time.Time    // send time of the connection's latest request that touches the session
 	anchor  time.Time    // the server heard from us at or after this time
 	timeout time.Duration
@@ -87,7 +88,7 @@ func (l *liveness) connecting() (conn uint64, resumed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.conn++
-	l.pending = l.pending[:0]
+	l.pending, l.head = l.pending[:0], 0
 	l.last = time.Time{}
 	return l.conn, l.sid != 0
 }
@@ -131,13 +132,13 @@ func (l *liveness) connected(e connected) {
 	}
 	if e.sessionID == 0 {
 		// session expired: nothing the server heard counts any more
-		l.pending = l.pending[:0]
+		l.pending, l.head = l.pending[:0], 0
 		l.expired = true
 		return
 	}
 	l.timeout, l.sid, l.expired = e.timeout, e.sessionID, false
-	if len(l.pending) > 0 {
-		l.est = l.pending[0].at // the connect request's
+	if l.head < len(l.pending) {
+		l.est = l.pending[l.head].at // the connect request's
 	}
 	l.answered()
 }
@@ -170,11 +171,23 @@ func (l *liveness) replyRead(e replyRead) {
 // request, which the frame just read answers, and returns that request.
 // Called under mu.
 func (l *liveness) answered() (unanswered, bool) {
-	if len(l.pending) == 0 {
+	if l.head == len(l.pending) {
 		return unanswered{}, false
 	}
-	p := l.pending[0]
-	l.pending = l.pending[1:]
+	p := l.pending[l.head]
+	l.head++
+	switch {
+	case l.head == len(l.pending):
+		// All answered: the next request goes to the front again, so
+		// that the slice's room is reused (sliced off its front, it was
+		// reallocated every few requests).
+		l.pending, l.head = l.pending[:0], 0
+	case l.head >= 64 && l.head*2 >= len(l.pending):
+		// A connection never idle: move the unanswered ones to the
+		// front, so that the answered ones do not pile up.
+		n := copy(l.pending, l.pending[l.head:])
+		l.pending, l.head = l.pending[:n], 0
+	}
 	if p.at.After(l.anchor) {
 		l.anchor = p.at
 	}

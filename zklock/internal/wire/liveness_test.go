@@ -250,3 +250,36 @@ func TestLivenessCommit(t *testing.T) {
 	answer(0)
 	check("a create on the new session", proof{43, at(4700)})
 }
+
+// On a connection that is never idle (a request always unanswered), each
+// answer still moves the anchor to its own request's send time, and the
+// requests answered do not pile up.
+func TestLivenessNeverIdle(t *testing.T) {
+	l := &liveness{}
+	gen, _ := l.connecting()
+	t0 := time.Now()
+	l.requestSent(requestSent{conn: gen, at: t0, connect: true})
+	l.connected(connected{conn: gen, sessionID: 42, timeout: 6 * time.Second})
+	at := func(i int) time.Time { return t0.Add(time.Duration(i+1) * time.Millisecond) }
+	const inFlight = 3
+	for i := range inFlight {
+		l.requestSent(requestSent{conn: gen, at: at(i), xid: int32(i + 1), op: 4})
+	}
+	most := 0
+	for i := range 10_000 {
+		l.requestSent(requestSent{conn: gen, at: at(i + inFlight), xid: int32(i + inFlight + 1), op: 4})
+		l.replyRead(replyRead{conn: gen, xid: int32(i + 1)})
+		if a, _ := l.snapshot(); !a.Equal(at(i)) {
+			t.Fatalf("answer %d: anchor %v, want %v", i, a.Sub(t0), at(i).Sub(t0))
+		}
+		l.mu.Lock()
+		if len(l.pending)-l.head != inFlight {
+			t.Fatalf("answer %d: %d unanswered, want %d", i, len(l.pending)-l.head, inFlight)
+		}
+		most = max(most, len(l.pending))
+		l.mu.Unlock()
+	}
+	if most > 2*64+inFlight {
+		t.Fatalf("%d requests kept for %d unanswered", most, inFlight)
+	}
+}
