@@ -147,6 +147,7 @@ func (q *Queues) listSynced(parent string) ([]string, error) {
 type deletes struct {
 	mu      sync.Mutex
 	flying  bool         // a flusher runs (flushDeletes)
+	flush   func()       // flushDeletes, made once (a method value passed on is allocated each time)
 	pending []*deleteReq // waiting for the next batch
 }
 
@@ -171,7 +172,7 @@ func (q *Queues) delete(ctx context.Context, path string) error {
 	q.dels.flying = true
 	q.dels.mu.Unlock()
 	if start {
-		q.s.Spawn(q.flushDeletes)
+		q.s.Spawn(q.dels.flush)
 	}
 	select {
 	case err := <-r.err:

@@ -82,7 +82,9 @@ var _ session.Nodes = (*Queues)(nil)
 // New returns the registry of session s's lock nodes; s is then connected
 // with it (session.Session.Connect).
 func New(s *session.Session, cfg Config) *Queues {
-	return &Queues{s: s, acl: cfg.ACL, log: cfg.Logger, nodes: make(registry), creates: make(map[string]chan struct{})}
+	q := &Queues{s: s, acl: cfg.ACL, log: cfg.Logger, nodes: make(registry), creates: make(map[string]chan struct{})}
+	q.dels.flush = q.flushDeletes
+	return q
 }
 
 // conn is the session's go-zookeeper connection.

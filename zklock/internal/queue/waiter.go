@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -78,6 +79,33 @@ type Waiter struct {
 	n *node
 	// stale: a canary's (RequeueNoWatch): the waiter has queued again.
 	stale bool
+	// kids: room for the step's listings (view), from kidsPool, given
+	// back when the step ends (nothing of a listing outlives its step:
+	// what a wait keeps of one is copied).
+	kids *[]layout.Child
+}
+
+// kidsPool holds room for listings: a contended acquire lists its queue
+// twice, 1 KiB each at 32 nodes.
+var kidsPool = sync.Pool{New: func() any { return new([]layout.Child) }}
+
+// maxPooledKids bounds the room given back to kidsPool: a listing of a
+// long queue takes room of its own.
+const maxPooledKids = 1024
+
+// dropKids gives the step's listing room back, cleared so that it keeps
+// no names alive.
+func (w *Waiter) dropKids() {
+	if w.kids == nil {
+		return
+	}
+	k := *w.kids
+	clear(k[:cap(k)])
+	if cap(k) <= maxPooledKids {
+		*w.kids = k[:0]
+		kidsPool.Put(w.kids)
+	}
+	w.kids = nil
 }
 
 // Waiter returns a waiter for req, which says what to wait for in park.
@@ -183,6 +211,7 @@ const (
 func (w *Waiter) Step(ctx context.Context, woke Wake, runner bool) (*Park, error) {
 	w.runner = runner
 	p, err := w.step(ctx, woke)
+	w.dropKids()
 	if p != nil {
 		if !p.covered {
 			// A covered park needs no case for our node's end: the

@@ -340,7 +340,11 @@ func (w *Waiter) view(names []string) ([]layout.Child, error) {
 	if h := w.q.listing.Load(); h != nil {
 		names = (*h)(w.req.Parent, names)
 	}
-	kids, unknown, behind, dup := layout.SortAhead(names, w.n.name)
+	if w.kids == nil {
+		w.kids = kidsPool.Get().(*[]layout.Child)
+	}
+	kids, unknown, behind, dup := layout.SortAheadInto(*w.kids, names, w.n.name)
+	*w.kids = kids
 	if dup && !canary.On(canary.DivergedListingTrusted) {
 		return nil, errDiverged
 	}
