@@ -193,3 +193,24 @@ func BenchmarkDuplicated(b *testing.B) {
 		}
 	}
 }
+
+// SortAheadInto keeps what SortAhead keeps, whatever the room it is given
+// held before (a listing of a longer queue, of another waiter).
+func TestSortAheadIntoReusesRoom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	room := make([]Child, 0, 4)
+	for round := range 100 {
+		n := 1 + rng.IntN(40)
+		names := make([]string, 0, n)
+		for i := range n {
+			names = append(names, fmt.Sprintf("_c_%d-lock-%010d", i, rng.IntN(100)))
+		}
+		ours := names[rng.IntN(n)]
+		want, wu, wb, wd := SortAhead(names, ours)
+		got, gu, gb, gd := SortAheadInto(room, names, ours)
+		if !slices.Equal(got, want) || !slices.Equal(gu, wu) || gb != wb || gd != wd {
+			t.Fatalf("round %d: SortAheadInto = %v %v %v %v, SortAhead %v %v %v %v", round, got, gu, gb, gd, want, wu, wb, wd)
+		}
+		room = got
+	}
+}
