@@ -94,14 +94,13 @@ var kidsPool = sync.Pool{New: func() any { return new([]layout.Child) }}
 const maxPooledKids = 1024
 
 // dropKids gives the step's listing room back, cleared so that it keeps
-// no names alive.
+// no names alive; a long listing's room is left to the collector.
 func (w *Waiter) dropKids() {
 	if w.kids == nil {
 		return
 	}
-	k := *w.kids
-	clear(k[:cap(k)])
-	if cap(k) <= maxPooledKids {
+	if k := *w.kids; cap(k) <= maxPooledKids {
+		clear(k[:cap(k)])
 		*w.kids = k[:0]
 		kidsPool.Put(w.kids)
 	}
