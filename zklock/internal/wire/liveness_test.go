@@ -67,12 +67,9 @@ func TestLivenessAnchor(t *testing.T) {
 // A connect response with no session (the session expired) forgets the
 // requests sent: none of them counts as heard.
 func TestLivenessExpiredSession(t *testing.T) {
-	l := &liveness{}
-	gen, _ := l.connecting()
 	t0 := time.Now()
-	l.requestSent(requestSent{conn: gen, at: t0, connect: true})
-	l.connected(connected{conn: gen, sessionID: 42, timeout: 6 * time.Second})
-	gen, _ = l.connecting()
+	l, _ := established(t0)
+	gen, _ := l.connecting()
 	l.requestSent(requestSent{conn: gen, at: t0.Add(time.Second), connect: true})
 	l.connected(connected{conn: gen, sessionID: 0})
 	l.requestSent(requestSent{conn: gen, at: t0.Add(2 * time.Second), xid: 1, op: 4})
@@ -255,11 +252,8 @@ func TestLivenessCommit(t *testing.T) {
 // answer still moves the anchor to its own request's send time, and the
 // requests answered do not pile up.
 func TestLivenessNeverIdle(t *testing.T) {
-	l := &liveness{}
-	gen, _ := l.connecting()
 	t0 := time.Now()
-	l.requestSent(requestSent{conn: gen, at: t0, connect: true})
-	l.connected(connected{conn: gen, sessionID: 42, timeout: 6 * time.Second})
+	l, gen := established(t0)
 	at := func(i int) time.Time { return t0.Add(time.Duration(i+1) * time.Millisecond) }
 	const inFlight = 3
 	for i := range inFlight {
@@ -282,4 +276,14 @@ func TestLivenessNeverIdle(t *testing.T) {
 	if most > 2*64+inFlight {
 		t.Fatalf("%d requests kept for %d unanswered", most, inFlight)
 	}
+}
+
+// established returns a liveness whose first connection, generation gen,
+// established session 42 (timeout 6 s) with a connect request sent at t0.
+func established(t0 time.Time) (*liveness, uint64) {
+	l := &liveness{}
+	gen, _ := l.connecting()
+	l.requestSent(requestSent{conn: gen, at: t0, connect: true})
+	l.connected(connected{conn: gen, sessionID: 42, timeout: 6 * time.Second})
+	return l, gen
 }
