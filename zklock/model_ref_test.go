@@ -199,10 +199,11 @@ func (m *model) holds(n *mnode) (held, known bool) {
 		// So may the node of an acquire in motion that queues on n's
 		// resource now or later: its current part's node not made yet,
 		// pending, or seen and free to hold or not known yet to be held
-		// (the settling may come to it after n). Its next parts may have been made before n, in the same
-		// cascade (seed 1244736275: a session's expiry re-queues one
-		// waiter on c while another's hand-off runs a, b, c; the system
-		// reported c's second node first).
+		// (the settling may come to it after n). Its next parts may have
+		// been made before n, in the same cascade (seed 1244736275: a
+		// session's expiry re-queues one waiter on c while another's
+		// hand-off runs a, b, c; the system reported c's second node
+		// first).
 		if m.visiting == nil {
 			m.visiting = map[*mnode]bool{}
 		}
