@@ -16,7 +16,10 @@ import (
 // resets the figures after each answer, so that each sample covers one
 // tick. The reset loses the requests answered between the two words,
 // and after a stop of the member those are the ones that waited: so the
-// time mntr itself took to be answered counts as a request too. A sample
+// time mntr itself took to be answered counts as a request too, and so
+// does the time the reset took, in the next sample (a srst sent just as
+// a stop begins waits it out, then wipes the held requests' latency,
+// while the mntr before it was answered at once). A sample
 // whose longest request took slowMin or more is recorded as an
 // EvServerSlow. The checker reports them and lays them beside every
 // liveness sample over its target; a sample of stallMin or more is a stop
@@ -50,6 +53,7 @@ func watchServerLatency[S fourLetterer](servers []S, report func(Event)) (stop f
 			defer t.Stop()
 			last := time.Now()
 			_, _ = s.FourLetter("srst")
+			var reset time.Duration // the last srst's wait, not yet reported
 			for {
 				select {
 				case <-quit:
@@ -62,8 +66,13 @@ func watchServerLatency[S fourLetterer](servers []S, report func(Event)) (stop f
 				if err != nil {
 					continue
 				}
+				rtt, word := now.Sub(asked), "mntr"
+				if reset > rtt {
+					rtt, word = reset, "srst"
+				}
 				_, _ = s.FourLetter("srst")
-				if e, ok := slowSample(out, now.Sub(asked), i+1, last, now); ok {
+				reset = time.Since(now)
+				if e, ok := slowSample(out, rtt, word, i+1, last, now); ok {
 					report(e)
 				}
 				last = now
@@ -77,9 +86,10 @@ func watchServerLatency[S fourLetterer](servers []S, report func(Event)) (stop f
 }
 
 // slowSample is the EvServerSlow of member server's mntr answer out,
-// which took rtt and covers from last to now, if its longest request (or
-// the mntr) took slowMin or more.
-func slowSample(out string, rtt time.Duration, server int, last, now time.Time) (Event, bool) {
+// which covers from last to now, if its longest request took slowMin or
+// more. rtt is the longest wait of the sampler's own words in that time
+// (word: "mntr" or "srst"), and counts as a request.
+func slowSample(out string, rtt time.Duration, word string, server int, last, now time.Time) (Event, bool) {
 	m := mntrValues(out)
 	maxMS, ok := m["zk_max_latency"]
 	if !ok {
@@ -88,7 +98,7 @@ func slowSample(out string, rtt time.Duration, server int, last, now time.Time) 
 	e := Event{Kind: EvServerSlow, T: last.UnixNano(), End: now.UnixNano(), Server: server,
 		Latency: maxMS, Outstanding: m["zk_outstanding_requests"]}
 	if r := rtt.Milliseconds(); r > maxMS {
-		e.Latency, e.Detail = r, "mntr"
+		e.Latency, e.Detail = r, word
 	}
 	return e, time.Duration(e.Latency)*time.Millisecond >= slowMin
 }

@@ -15,24 +15,24 @@ const mntrAnswer = "zk_version\t3.8.0-1 built on 2023-03-16\nzk_server_state\tle
 
 func TestSlowSample(t *testing.T) {
 	t0 := time.Now()
-	e, ok := slowSample(mntrAnswer, time.Millisecond, 2, t0, t0.Add(latencyTick))
+	e, ok := slowSample(mntrAnswer, time.Millisecond, "mntr", 2, t0, t0.Add(latencyTick))
 	if !ok || e.Kind != EvServerSlow || e.Server != 2 || e.Latency != 842 || e.Outstanding != 12 || e.Detail != "" ||
 		e.T != t0.UnixNano() || e.End != t0.Add(latencyTick).UnixNano() {
 		t.Fatalf("slowSample: %+v, %v", e, ok)
 	}
 	// the mntr itself waited longer than any request the member counted
-	if e, ok := slowSample("zk_max_latency\t3\n", 420*time.Millisecond, 1, t0, t0); !ok || e.Latency != 420 || e.Detail != "mntr" {
+	if e, ok := slowSample("zk_max_latency\t3\n", 420*time.Millisecond, "mntr", 1, t0, t0); !ok || e.Latency != 420 || e.Detail != "mntr" {
 		t.Fatalf("slowSample of a slow mntr: %+v, %v", e, ok)
 	}
 	for _, out := range []string{"zk_max_latency\t99\n", "zk_avg_latency\t0.0\n", "", "This ZooKeeper instance is not currently serving requests\n"} {
-		if e, ok := slowSample(out, 99*time.Millisecond, 1, t0, t0); ok {
+		if e, ok := slowSample(out, 99*time.Millisecond, "srst", 1, t0, t0); ok {
 			t.Errorf("slowSample(%q) = %+v, want none", out, e)
 		}
 	}
 }
 
 // Against a real server: while clients write, the JVM is stopped four
-// times for 400 ms; the sample that covers each stop reports a request
+// times for 800 ms; the sample that covers each stop reports a request
 // (a write, or the mntr) that waited for most of it.
 func TestWatchServerLatencySeesAStop(t *testing.T) {
 	if err := zktest.Installed(); err != nil {
@@ -110,4 +110,73 @@ func TestWatchServerLatencySeesAStop(t *testing.T) {
 		t.Errorf("the stops' samples took at most %d ms, want one of 300 ms or more: %v", longest, got)
 	}
 	t.Logf("%d slow samples: %v", len(got), got)
+}
+
+// stopsBeforeReset is a real server that the test stops for 800 ms
+// just before the sampler's third srst reaches it: right after a mntr
+// answered at once, the worst moment for the sampler.
+type stopsBeforeReset struct {
+	*zktest.Server
+	t       *testing.T
+	resets  int
+	stopped chan time.Time // when the stop began, then when it ended
+}
+
+func (s *stopsBeforeReset) FourLetter(cmd string) (string, error) {
+	if cmd == "srst" {
+		if s.resets++; s.resets == 3 {
+			if err := s.Pause(); err != nil {
+				s.t.Error(err)
+			}
+			s.stopped <- time.Now()
+			go func() {
+				time.Sleep(800 * time.Millisecond)
+				if err := s.Resume(); err != nil {
+					s.t.Error(err)
+				}
+				s.stopped <- time.Now()
+			}()
+		}
+	}
+	return s.Server.FourLetter(cmd)
+}
+
+// A stop that begins between a mntr's answer and the srst after it, with
+// no request in the member: the srst waits it out, and the sample after
+// it reports that wait (without it, no sample saw this stop at all: the
+// mntr before was answered at once, the reset wiped what the member
+// held, and the mntr after found nothing slow; one CI run lost a stop
+// that way).
+func TestWatchServerLatencySeesAStopBeforeItsReset(t *testing.T) {
+	if err := zktest.Installed(); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := zktest.StartServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s := &stopsBeforeReset{Server: srv, t: t, stopped: make(chan time.Time, 2)}
+	var mu sync.Mutex
+	var got []Event
+	stop := watchServerLatency([]*stopsBeforeReset{s}, func(e Event) {
+		mu.Lock()
+		got = append(got, e)
+		mu.Unlock()
+	})
+	defer stop()
+	began, ended := <-s.stopped, <-s.stopped
+	time.Sleep(3 * latencyTick)
+	stop()
+
+	i := slices.IndexFunc(got, func(e Event) bool {
+		return e.T <= began.UnixNano() && e.End >= ended.UnixNano()
+	})
+	if i < 0 {
+		t.Fatalf("no sample covers the stop from %s to %s: %v", began.Format("15:04:05.000"), ended.Format("15:04:05.000"), got)
+	}
+	if e := got[i]; e.Detail != "srst" || e.Latency < 700 {
+		t.Fatalf("the stop's sample is %v, want the srst's wait of about 800 ms", e)
+	}
+	t.Logf("samples: %v", got)
 }
