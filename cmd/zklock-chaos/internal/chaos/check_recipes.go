@@ -34,6 +34,20 @@ func (c *checker) goodStanding(l *leaseRec, sent, t int64) bool {
 	return true
 }
 
+// unfenced reports whether e, an accepted write of l, is one no token
+// can fence from a holder not in good standing: it witnesses nothing
+// about two holders at once. No token fences a semaphore's write, nor,
+// in a database, any write on a read/write lock (readers leave no token
+// in the fence, so a late writer is not refused after them; a late
+// writer after a writer is, or checkStaleCommitted says so). In
+// ZooKeeper the lease's node fences it: it existed when the write
+// committed, so its holder still held, paused or not, and the write
+// counts.
+func (c *checker) unfenced(l *leaseRec, e Event) bool {
+	kind := c.kindOf(e.Resource)
+	return !c.zk && (kind == "sem" || kind == "rw" && c.db) && !c.goodStanding(l, e.Sent, e.T)
+}
+
 // checkSharedWrites judges the accepted writes of read/write locks and
 // semaphores, per resource, in the store's order:
 //
@@ -59,14 +73,7 @@ func (c *checker) checkSharedWrites() {
 		if l == nil {
 			continue
 		}
-		if !c.zk && (kind == "sem" || kind == "rw" && c.db) && !c.goodStanding(l, e.Sent, e.T) {
-			// No token fences it: a semaphore's, or, in a database, any
-			// write on a read/write lock (readers leave no token in the
-			// fence, so a late writer is not refused after them; a late
-			// writer after a writer is, or checkStaleCommitted says so).
-			// In ZooKeeper the lease's node fences it: it existed when
-			// the write committed, so its holder still held, paused or
-			// not, and the write counts.
+		if c.unfenced(l, e) {
 			r.Stale.Unfenced++
 			continue
 		}
@@ -251,10 +258,14 @@ func (c *checker) checkDowngrades() {
 				reported = true
 			}
 		}
-		if reported || len(w.writes) == 0 || len(l.writes) == 0 {
+		// The read lease's first write that witnesses it held: a write
+		// from it paused or told of its loss since (a database fences no
+		// reader) says nothing of the downgrade.
+		first := slices.IndexFunc(l.writes, func(sw storeWrite) bool { return !c.unfenced(l, sw.Event) })
+		if reported || len(w.writes) == 0 || first < 0 {
 			continue
 		}
-		from, to := w.writes[len(w.writes)-1].pos, l.writes[0].pos
+		from, to := w.writes[len(w.writes)-1].pos, l.writes[first].pos
 		for _, sw := range c.writes {
 			e := sw.Event
 			if !e.Accepted {
