@@ -43,13 +43,8 @@ func TestWatchServerLatencySeesAStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var mu sync.Mutex
-	var got []Event
-	stop := watchServerLatency([]*zktest.Server{s}, func(e Event) {
-		mu.Lock()
-		got = append(got, e)
-		mu.Unlock()
-	})
+	var rec samples
+	stop := watchServerLatency([]*zktest.Server{s}, rec.add)
 	defer stop()
 
 	conn, _, err := zk.Connect([]string{s.Addr()}, 10*time.Second, zk.WithLogInfo(false))
@@ -93,6 +88,7 @@ func TestWatchServerLatencySeesAStop(t *testing.T) {
 	close(quit)
 	writers.Wait()
 	stop()
+	got := rec.all()
 
 	// A tick comes within 250 ms of each stop's start: its mntr waits
 	// 150 ms or more, as may requests the member holds.
@@ -110,6 +106,24 @@ func TestWatchServerLatencySeesAStop(t *testing.T) {
 		t.Errorf("the stops' samples took at most %d ms, want one of 300 ms or more: %v", longest, got)
 	}
 	t.Logf("%d slow samples: %v", len(got), got)
+}
+
+// samples records the samples a sampler reports.
+type samples struct {
+	mu  sync.Mutex
+	got []Event
+}
+
+func (s *samples) add(e Event) {
+	s.mu.Lock()
+	s.got = append(s.got, e)
+	s.mu.Unlock()
+}
+
+func (s *samples) all() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.got)
 }
 
 // stopsBeforeReset is a real server that the test stops for 800 ms
@@ -157,17 +171,13 @@ func TestWatchServerLatencySeesAStopBeforeItsReset(t *testing.T) {
 	}
 	defer srv.Close()
 	s := &stopsBeforeReset{Server: srv, t: t, stopped: make(chan time.Time, 2)}
-	var mu sync.Mutex
-	var got []Event
-	stop := watchServerLatency([]*stopsBeforeReset{s}, func(e Event) {
-		mu.Lock()
-		got = append(got, e)
-		mu.Unlock()
-	})
+	var rec samples
+	stop := watchServerLatency([]*stopsBeforeReset{s}, rec.add)
 	defer stop()
 	began, ended := <-s.stopped, <-s.stopped
 	time.Sleep(3 * latencyTick)
 	stop()
+	got := rec.all()
 
 	i := slices.IndexFunc(got, func(e Event) bool {
 		return e.T <= began.UnixNano() && e.End >= ended.UnixNano()
