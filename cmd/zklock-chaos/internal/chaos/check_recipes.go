@@ -258,9 +258,10 @@ func (c *checker) checkDowngrades() {
 				reported = true
 			}
 		}
-		// The read lease's first write that witnesses it held: a write
-		// from it paused or told of its loss since (a database fences no
-		// reader) says nothing of the downgrade.
+		// The read lease's first write that witnesses it held: one sent
+		// after a pause, after its loss was told or after the operator
+		// deleted its node, which a database does not fence (unfenced),
+		// says nothing of the downgrade.
 		first := slices.IndexFunc(l.writes, func(sw storeWrite) bool { return !c.unfenced(l, sw.Event) })
 		if reported || len(w.writes) == 0 || first < 0 {
 			continue
