@@ -229,14 +229,15 @@ type Config struct {
 type Option func(*Config)
 
 // Resource sets the resource templates: one (Rule.Resource) or several
-// (Rule.Resources). At least one: Resource() is a configuration error.
+// (Rule.Resources). At least one: Resource() is a configuration error, as
+// is an empty template (Resource("") does not mean the route's default).
 func Resource(templates ...string) Option {
 	return func(c *Config) {
 		c.Resource, c.Resources = "", nil
-		switch len(templates) {
-		case 0:
+		switch {
+		case len(templates) == 0:
 			c.Resources = []string{} // refused by compileRule
-		case 1:
+		case len(templates) == 1 && templates[0] != "":
 			c.Resource = templates[0]
 		default:
 			c.Resources = templates
