@@ -107,11 +107,11 @@ func WithAttemptContext(f func(ctx context.Context) context.Context) ClientOptio
 
 // retryDelay returns how long to wait before retrying a call that failed
 // with err, and whether it may be retried at all: only a ResourceExhausted
-// status that the server interceptors sent before the handler ran
-// (NotAcquired), with the delay of its RetryInfo (capped), when the
+// status that the server interceptors sent before the handler ran, for a
+// call of method (NotAcquired, and the mark names method), with the delay of its RetryInfo (capped), when the
 // retry can start before ctx's deadline.
-func (o *clientOptions) retryDelay(ctx context.Context, attempt int, err error) (time.Duration, bool) {
-	if attempt > o.maxRetries || status.Code(err) != codes.ResourceExhausted || !NotAcquired(err) {
+func (o *clientOptions) retryDelay(ctx context.Context, method string, attempt int, err error) (time.Duration, bool) {
+	if attempt > o.maxRetries || status.Code(err) != codes.ResourceExhausted || !refused(err, method) {
 		return 0, false
 	}
 	delay := DefaultRetryDelay
@@ -148,7 +148,7 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
 		for attempt := 1; ; attempt++ {
 			err := invoker(o.attemptContext(ctx), method, req, reply, cc, callOpts...)
-			delay, ok := o.retryDelay(ctx, attempt, err)
+			delay, ok := o.retryDelay(ctx, method, attempt, err)
 			if !ok {
 				return err
 			}
@@ -225,7 +225,7 @@ func (s *retryStream) RecvMsg(m any) error {
 			return err
 		}
 		s.attempt++
-		delay, ok := s.o.retryDelay(s.ctx, s.attempt, err)
+		delay, ok := s.o.retryDelay(s.ctx, s.method, s.attempt, err)
 		if !ok {
 			return err
 		}

@@ -157,3 +157,89 @@ func TestIntegration_ClientRetriesBusyStream(t *testing.T) {
 		t.Fatalf("%d retries, handler ran %d times", rt.n.Load(), ran.Load())
 	}
 }
+
+// A locked handler that passes on the busy status of a call it made (to a
+// locked method of this server, here) has run: the status reaches the
+// client without the not-acquired mark, and the call is not retried. So
+// for a stream, whose handler passes it on before sending anything.
+func TestIntegration_ClientDoesNotRetryPassedOnRefusal(t *testing.T) {
+	var ran atomic.Int32
+	var inner bankpb.BankClient
+	b := &bank{
+		transfer: func(ctx context.Context, req *bankpb.TransferRequest) (*bankpb.TransferResponse, error) {
+			ran.Add(1)
+			_, err := inner.GetBalance(ctx, &bankpb.GetBalanceRequest{AccountId: "busy"})
+			return nil, err // passed on as it is, as Go code does
+		},
+		watch: func(req *bankpb.WatchRequest, s grpc.ServerStreamingServer[bankpb.WatchEvent]) error {
+			ran.Add(1)
+			_, err := inner.GetBalance(s.Context(), &bankpb.GetBalanceRequest{AccountId: "busy"})
+			return err
+		},
+	}
+	r := newRig(t, 1, b,
+		interceptor.WithMethod(bankpb.Bank_Transfer_FullMethodName, interceptor.Resource("accounts/{transfer.from}"), interceptor.Try()),
+		interceptor.WithMethod(bankpb.Bank_Watch_FullMethodName, interceptor.Resource("watch/{account_id}"),
+			interceptor.FromFirstMessage(), interceptor.Try()),
+		interceptor.WithMethod(bankpb.Bank_GetBalance_FullMethodName, interceptor.Resource("balance/{account_id}"),
+			interceptor.Try(), interceptor.RetryDelay(time.Millisecond)))
+	inner = r.servers[0].client
+	r.hold(t, "balance/busy")
+	// The inner call's own status is a refusal, marked, naming its method.
+	if _, err := inner.GetBalance(callCtx(t), &bankpb.GetBalanceRequest{AccountId: "busy"}); !interceptor.NotAcquired(err) {
+		t.Fatalf("GetBalance = %v; want a busy status marked NotAcquired", err)
+	}
+	var rt retries
+	client := dialRetrying(t, r.servers[0].addr, interceptor.WithOnRetry(rt.onRetry))
+	_, err := client.Transfer(callCtx(t), transferReq("a", "b"))
+	if status.Code(err) != codes.ResourceExhausted || interceptor.NotAcquired(err) {
+		t.Fatalf("Transfer = %v; want the passed-on ResourceExhausted, not marked as not acquired", err)
+	}
+	if ran.Load() != 1 || rt.n.Load() != 0 {
+		t.Fatalf("Transfer: handler ran %d times, %d retries; want 1 and 0", ran.Load(), rt.n.Load())
+	}
+	stream, err := client.Watch(callCtx(t), &bankpb.WatchRequest{AccountId: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = stream.Recv()
+	if status.Code(err) != codes.ResourceExhausted || interceptor.NotAcquired(err) {
+		t.Fatalf("Watch = %v; want the passed-on ResourceExhausted, not marked as not acquired", err)
+	}
+	if ran.Load() != 2 || rt.n.Load() != 0 {
+		t.Fatalf("Watch: handlers ran %d times in all, %d retries; want 2 and 0", ran.Load(), rt.n.Load())
+	}
+}
+
+// A handler that no interceptor locks may pass on a refusal of a call it
+// made: the status keeps its mark (that call's handler did not run), which
+// names the refused method, and the client, which called another, does not
+// retry.
+func TestIntegration_ClientRetriesOnlyItsMethodsRefusal(t *testing.T) {
+	var ran atomic.Int32
+	var inner bankpb.BankClient
+	b := &bank{transfer: func(ctx context.Context, req *bankpb.TransferRequest) (*bankpb.TransferResponse, error) {
+		ran.Add(1)
+		_, err := inner.GetBalance(ctx, &bankpb.GetBalanceRequest{AccountId: "busy"})
+		return nil, err
+	}}
+	r := newRig(t, 1, b, interceptor.WithMethod(bankpb.Bank_GetBalance_FullMethodName,
+		interceptor.Resource("balance/{account_id}"), interceptor.Try(), interceptor.RetryDelay(time.Millisecond)))
+	inner = r.servers[0].client
+	r.hold(t, "balance/busy")
+	var rt retries
+	client := dialRetrying(t, r.servers[0].addr, interceptor.WithOnRetry(rt.onRetry))
+	_, err := client.Transfer(callCtx(t), transferReq("a", "b"))
+	if status.Code(err) != codes.ResourceExhausted || !interceptor.NotAcquired(err) {
+		t.Fatalf("Transfer = %v; want GetBalance's busy status, marked", err)
+	}
+	if ran.Load() != 1 || rt.n.Load() != 0 {
+		t.Fatalf("handler ran %d times, %d retries; want 1 and 0", ran.Load(), rt.n.Load())
+	}
+	// The client does retry the refused method itself.
+	rt.lease = nil
+	if _, err := dialRetrying(t, r.servers[0].addr, interceptor.WithOnRetry(rt.onRetry), interceptor.WithMaxRetries(2)).
+		GetBalance(callCtx(t), &bankpb.GetBalanceRequest{AccountId: "busy"}); status.Code(err) != codes.ResourceExhausted || rt.n.Load() != 2 {
+		t.Fatalf("GetBalance = %v after %d retries; want busy after 2 retries", err, rt.n.Load())
+	}
+}

@@ -118,9 +118,11 @@
 // errdetails.RetryInfo with the delay set by [RetryDelay] (default
 // [DefaultRetryDelay]). Every status sent because the lock was not
 // acquired also carries an errdetails.ErrorInfo with reason
-// [NotAcquiredReason] and domain [ErrorDomain]: the handler has not run,
-// so a retry is safe even for a non-idempotent method ([NotAcquired]
-// tells). Aborted replaces whatever the handler returned: the handler may
+// [NotAcquiredReason] and domain [ErrorDomain], whose metadata names the
+// refused method ([MethodMetadataKey]): the handler has not run, so a
+// retry is safe even for a non-idempotent method ([NotAcquired] tells). A
+// locked handler that passes on such a status from a call it made has run:
+// its status goes without the mark. Aborted replaces whatever the handler returned: the handler may
 // have worked without mutual exclusion, and the client should retry at a
 // higher level.
 //
@@ -141,8 +143,9 @@
 // that the server refused because its lock was busy (ResourceExhausted
 // marked [NotAcquired]), after the delay of its RetryInfo (capped by
 // [WithMaxRetryDelay]), while the call's deadline allows the retry to
-// start, at most [WithMaxRetries] times. A call whose handler may have run
-// is never retried. A stream is retried by opening it again and sending
+// start, at most [WithMaxRetries] times, and only when the mark names the
+// method called (an unlocked handler may pass on the refusal of another
+// method it called). A call whose handler may have run is never retried. A stream is retried by opening it again and sending
 // again the messages it sent before it learnt of the refusal (up to
 // [WithStreamBuffer]):
 //

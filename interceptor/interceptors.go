@@ -81,7 +81,7 @@ func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServe
 		in.misconfigured(ctx, m, err)
 		return nil, err
 	}
-	lease, waited, err := in.acquire(ctx, m.cfg, resources)
+	lease, waited, err := in.acquire(ctx, m, resources)
 	_ = grpc.SetTrailer(ctx, waitTrailer(waited))
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (in *interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServe
 	if lerr := lostStatus(lease, err); lerr != nil {
 		return nil, lerr
 	}
-	return resp, err
+	return resp, handlerStatus(err)
 }
 
 func (in *interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
@@ -116,7 +116,7 @@ func (in *interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 		in.misconfigured(ctx, m, err)
 		return err
 	}
-	lease, waited, err := in.acquire(ctx, m.cfg, resources)
+	lease, waited, err := in.acquire(ctx, m, resources)
 	ss.SetTrailer(waitTrailer(waited))
 	if err != nil {
 		return err
@@ -127,12 +127,13 @@ func (in *interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 	if lerr := lostStatus(lease, err); lerr != nil {
 		return lerr
 	}
-	return err
+	return handlerStatus(err)
 }
 
 // acquire takes the lock on resources and reports how long it waited. Its
 // error is a status error.
-func (in *interceptor) acquire(ctx context.Context, cfg *methodConfig, resources []string) (*zklock.Lease, time.Duration, error) {
+func (in *interceptor) acquire(ctx context.Context, m *method, resources []string) (*zklock.Lease, time.Duration, error) {
+	cfg := m.cfg
 	start := time.Now()
 	var lease *zklock.Lease
 	var err error
@@ -144,7 +145,7 @@ func (in *interceptor) acquire(ctx context.Context, cfg *methodConfig, resources
 	}
 	waited := time.Since(start)
 	if err != nil {
-		return nil, waited, acquireStatus(ctx, err, cfg.retryDelay)
+		return nil, waited, acquireStatus(ctx, m.name, err, cfg.retryDelay)
 	}
 	return lease, waited, nil
 }

@@ -72,7 +72,7 @@ func (m *method) resources(ctx context.Context, msg any, rs []string) ([]string,
 		if msg != nil {
 			p, ok := msg.(proto.Message)
 			if !ok {
-				return nil, resourceStatus(fmt.Errorf("request of %s is a %T, not a proto.Message", m.name, msg))
+				return nil, resourceStatus(m.name, fmt.Errorf("request of %s is a %T, not a proto.Message", m.name, msg))
 			}
 			pm = p.ProtoReflect()
 		}
@@ -83,7 +83,7 @@ func (m *method) resources(ctx context.Context, msg any, rs []string) ([]string,
 			}
 			r, err := t.render(pm, md)
 			if err != nil {
-				return nil, resourceStatus(err)
+				return nil, resourceStatus(m.name, err)
 			}
 			rs = append(rs, r)
 		}
@@ -96,12 +96,12 @@ func (m *method) resources(ctx context.Context, msg any, rs []string) ([]string,
 		r, err := cfg.fn(ctx, m.name, msg)
 		if err != nil {
 			if _, ok := status.FromError(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return nil, resourceStatus(err)
+				return nil, resourceStatus(m.name, err)
 			}
-			return nil, resourceStatus(badRequest("resource function: %v", err))
+			return nil, resourceStatus(m.name, badRequest("resource function: %v", err))
 		}
 		if err := zklock.ValidateResource(r); err != nil {
-			return nil, resourceStatus(err)
+			return nil, resourceStatus(m.name, err)
 		}
 		return append(rs, r), nil
 	}
@@ -109,7 +109,7 @@ func (m *method) resources(ctx context.Context, msg any, rs []string) ([]string,
 	// znode path, refused by zklock (RawPath says so).
 	name := strings.TrimPrefix(m.name, "/")
 	if err := zklock.ValidateResource(name); err != nil {
-		return nil, resourceStatus(err)
+		return nil, resourceStatus(m.name, err)
 	}
 	return append(rs, name), nil
 }

@@ -15,12 +15,13 @@ import (
 	"github.com/zklockkit/zklockkit/zklock"
 )
 
-// acquireStatus turns an error of the lock's acquire under ctx into the
-// status sent to the client (the table in the package documentation).
+// acquireStatus turns an error of the lock's acquire under ctx, for a
+// call of method, into the status sent to the client (the table in the
+// package documentation).
 //
 // Every such status carries an errdetails.ErrorInfo with reason
 // NotAcquiredReason: the handler has not run (see NotAcquired).
-func acquireStatus(ctx context.Context, err error, retryDelay time.Duration) error {
+func acquireStatus(ctx context.Context, method string, err error, retryDelay time.Duration) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
@@ -34,7 +35,7 @@ func acquireStatus(ctx context.Context, err error, retryDelay time.Duration) err
 		// the wait: the cause is ZooKeeper, not the caller.
 		code = codes.Unavailable
 	case errors.Is(err, zklock.ErrLocked), errors.Is(err, zklock.ErrWaitTimeout):
-		return notAcquired(codes.ResourceExhausted, msg, &errdetails.RetryInfo{RetryDelay: durationpb.New(retryDelay)})
+		return notAcquired(method, codes.ResourceExhausted, msg, &errdetails.RetryInfo{RetryDelay: durationpb.New(retryDelay)})
 	case errors.Is(err, context.Canceled) && !deadlinePassed(ctx):
 		code = codes.Canceled
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -44,22 +45,24 @@ func acquireStatus(ctx context.Context, err error, retryDelay time.Duration) err
 	case errors.Is(err, zklock.ErrUpgrade):
 		code = codes.FailedPrecondition
 	}
-	return notAcquired(code, msg)
+	return notAcquired(method, code, msg)
 }
 
 // Where the server interceptors say that a call was refused before its
-// handler ran: an errdetails.ErrorInfo with this reason and domain.
+// handler ran: an errdetails.ErrorInfo with this reason and domain, whose
+// metadata names the refused call's full method under MethodMetadataKey.
 const (
 	NotAcquiredReason = "LOCK_NOT_ACQUIRED"
 	ErrorDomain       = "zklockkit.zklock"
+	MethodMetadataKey = "method"
 )
 
-var notAcquiredInfo = &errdetails.ErrorInfo{Reason: NotAcquiredReason, Domain: ErrorDomain}
-
-// notAcquired is a status with the not-acquired ErrorInfo and details.
-func notAcquired(code codes.Code, msg string, details ...protoadapt.MessageV1) error {
+// notAcquired is a status for a call of method with the not-acquired
+// ErrorInfo and details.
+func notAcquired(method string, code codes.Code, msg string, details ...protoadapt.MessageV1) error {
 	st := status.New(code, msg)
-	if ds, err := st.WithDetails(append([]protoadapt.MessageV1{notAcquiredInfo}, details...)...); err == nil {
+	info := &errdetails.ErrorInfo{Reason: NotAcquiredReason, Domain: ErrorDomain, Metadata: map[string]string{MethodMetadataKey: method}}
+	if ds, err := st.WithDetails(append([]protoadapt.MessageV1{info}, details...)...); err == nil {
 		st = ds
 	}
 	return st.Err()
@@ -69,18 +72,69 @@ func notAcquired(code codes.Code, msg string, details ...protoadapt.MessageV1) e
 // interceptors sent because the call's lock was not acquired: its handler
 // has not run, so retrying the call cannot repeat its effects. A status
 // with the same code sent by the handler itself (a ResourceExhausted of
-// the application's own) does not carry the mark.
+// the application's own) does not carry the mark, nor does one that a
+// locked handler passes on from a call it made (the server interceptors
+// take the mark off: that handler ran).
+//
+// A handler whose method is not locked may still pass on a marked status
+// from a call of its own; the mark names the method refused
+// (MethodMetadataKey), and the client interceptors retry a call only when
+// the mark names that call's method.
 func NotAcquired(err error) bool {
-	st, ok := status.FromError(err)
-	if !ok {
-		return false
+	_, ok := mark(err)
+	return ok
+}
+
+// mark returns the method named by err's not-acquired mark, if err has
+// one ("" for a mark that names none, as servers before the method was
+// named sent).
+func mark(err error) (method string, ok bool) {
+	st, isStatus := status.FromError(err)
+	if !isStatus || st.Code() == codes.OK {
+		return "", false
 	}
 	for _, d := range st.Details() {
-		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetReason() == NotAcquiredReason && ei.GetDomain() == ErrorDomain {
-			return true
+		if ei, is := d.(*errdetails.ErrorInfo); is && isMark(ei) {
+			return ei.GetMetadata()[MethodMetadataKey], true
 		}
 	}
-	return false
+	return "", false
+}
+
+func isMark(ei *errdetails.ErrorInfo) bool {
+	return ei.GetReason() == NotAcquiredReason && ei.GetDomain() == ErrorDomain
+}
+
+// refused reports whether err is the not-acquired status of a call of
+// method: marked, and the mark names method (or no method at all).
+func refused(err error, method string) bool {
+	m, ok := mark(err)
+	return ok && (m == "" || m == method)
+}
+
+// handlerStatus is what a locked call sends for err, its handler's error.
+// The handler ran: a status it passes on from a call it made, marked as
+// not acquired by that call's server, goes without the mark, which would
+// tell the client that this call's handler had not run.
+func handlerStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := mark(err); !ok {
+		return err
+	}
+	st, _ := status.FromError(err)
+	p := st.Proto()
+	kept := p.Details[:0]
+	for _, a := range p.Details {
+		var ei errdetails.ErrorInfo
+		if a.MessageIs(&ei) && a.UnmarshalTo(&ei) == nil && isMark(&ei) {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	p.Details = kept
+	return status.FromProto(p).Err()
 }
 
 func deadlinePassed(ctx context.Context) bool {
@@ -93,19 +147,19 @@ func deadlinePassed(ctx context.Context) bool {
 // handler has not run: the status is marked NotAcquired, as every refusal
 // before the handler is (a status of the application's own ResourceFrom
 // function goes as it is).
-func resourceStatus(err error) error {
+func resourceStatus(method string, err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
 	switch {
 	case errors.Is(err, errBadRequest), errors.Is(err, zklock.ErrInvalidResource):
-		return notAcquired(codes.InvalidArgument, zkMessage(err))
+		return notAcquired(method, codes.InvalidArgument, zkMessage(err))
 	case errors.Is(err, context.Canceled):
-		return notAcquired(codes.Canceled, zkMessage(err))
+		return notAcquired(method, codes.Canceled, zkMessage(err))
 	case errors.Is(err, context.DeadlineExceeded):
-		return notAcquired(codes.DeadlineExceeded, zkMessage(err))
+		return notAcquired(method, codes.DeadlineExceeded, zkMessage(err))
 	}
-	return notAcquired(codes.Internal, zkMessage(err))
+	return notAcquired(method, codes.Internal, zkMessage(err))
 }
 
 // zkPrefix starts every status message the interceptors write.

@@ -2,6 +2,7 @@ package interceptor
 
 import (
 	"context"
+	"fmt"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -49,14 +50,14 @@ func (s *lockedStream) RecvMsg(m any) error {
 func recvFirst(ss grpc.ServerStream, m *method) (proto.Message, error) {
 	msg, err := m.newInput()
 	if err != nil {
-		return nil, status.Error(codes.Internal, zkMessage(err))
+		return nil, notAcquired(m.name, codes.Internal, zkMessage(err))
 	}
 	if err := ss.RecvMsg(msg); err != nil {
 		if _, ok := status.FromError(err); ok {
 			return nil, err
 		}
 		// io.EOF: the client closed its side without sending anything.
-		return nil, status.Errorf(codes.InvalidArgument, "zklock: stream %s ended before its first message, which names the resource to lock", m.name)
+		return nil, notAcquired(m.name, codes.InvalidArgument, fmt.Sprintf("zklock: stream %s ended before its first message, which names the resource to lock", m.name))
 	}
 	return msg, nil
 }

@@ -255,4 +255,7 @@ func TestIntegration_ClientStreamFirstMessage(t *testing.T) {
 	}
 	_, err = stream.CloseAndRecv()
 	wantCode(t, err, codes.InvalidArgument)
+	if !interceptor.NotAcquired(err) {
+		t.Errorf("%v: a refusal before the handler, not marked NotAcquired", err)
+	}
 }
