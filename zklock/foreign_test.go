@@ -13,7 +13,7 @@ import (
 
 // Fail safe on nodes of other recipes: a queue child with a sequence
 // number and a layout zklock does not know counts as an exclusive node in
-// sequence order (ZooKeeper's own WriteLock recipe, "x-<sessionId>-<seq>",
+// sequence order, for an acquire of every mode, a semaphore's too (ZooKeeper's own WriteLock recipe, "x-<sessionId>-<seq>",
 // and any other); a child with no sequence number fails the acquire with
 // ErrUnknownNode naming it. Never grant a lock past a node you do not
 // understand.
@@ -34,8 +34,10 @@ func TestIntegration_ForeignNodesExclude(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.TryAcquire(ctx, "r"); !errors.Is(err, zklock.ErrLocked) {
-				t.Fatalf("TryAcquire behind %s = %v; want ErrLocked", foreign, err)
+			for _, mode := range [][]zklock.AcquireOption{nil, {zklock.Read}, {zklock.Write}, {zklock.Limit(2)}} {
+				if _, err := c.TryAcquire(ctx, "r", mode...); !errors.Is(err, zklock.ErrLocked) {
+					t.Fatalf("TryAcquire%v behind %s = %v; want ErrLocked", mode, foreign, err)
+				}
 			}
 			got := make(chan error, 1)
 			go func() {

@@ -245,18 +245,23 @@ func (r *runner) checkSafety(obs observation) {
 		}
 	}
 	for res, hs := range byRes {
-		readers, others := 0, 0
+		sems, readers, others := 0, 0, 0
 		for _, h := range hs {
-			if h.mode == zklock.Read {
+			switch h.mode {
+			case zklock.Semaphore:
+				sems++
+			case zklock.Read:
 				readers++
-			} else {
+			default:
 				others++
 			}
 		}
 		ok := true
 		switch {
-		case r.m.limits[res] > 0:
-			ok = len(hs) <= r.m.limits[res]
+		case sems > 0 && len(hs) > sems: // a semaphore's holders with a lease of another mode
+			ok = false
+		case sems > r.m.limits[res]:
+			ok = false
 		case others > 1, others == 1 && readers > 0:
 			ok = false
 		}

@@ -9,7 +9,8 @@ import (
 
 // modelSetup is what a sequence runs on: resources of the read/write
 // family (exclusive, write and read acquires) and of the semaphore family
-// (one limit for the whole sequence), and the clients.
+// (one limit for the whole sequence; now and then acquired in a mode of
+// the other family), and the clients.
 type modelSetup struct {
 	rw      []string
 	sema    []string
@@ -99,11 +100,17 @@ func (g *generator) request() ([]string, zklock.Mode, int) {
 		slices.Sort(set)
 		return set
 	}
+	modes := []zklock.Mode{zklock.Exclusive, zklock.Write, zklock.Read, zklock.Read}
 	if g.rnd.IntN(10) < 6 {
-		modes := []zklock.Mode{zklock.Exclusive, zklock.Write, zklock.Read, zklock.Read}
 		return pickSet(g.setup.rw), modes[g.rnd.IntN(len(modes))], 0
 	}
-	return pickSet(g.setup.sema), zklock.Semaphore, g.setup.limit
+	set := pickSet(g.setup.sema)
+	if g.rnd.IntN(8) == 0 {
+		// Now and then a semaphore's resource in another mode: it
+		// excludes the semaphore's holders and waiters, and they it.
+		return set, modes[g.rnd.IntN(len(modes))], 0
+	}
+	return set, zklock.Semaphore, g.setup.limit
 }
 
 type weighted struct {
@@ -215,7 +222,7 @@ func (g *generator) pick() step {
 		}})
 	}
 	for _, r := range g.setup.sema {
-		if m.live(r) {
+		if m.limitLive(r) {
 			choices = append(choices, weighted{2, func() (step, bool) {
 				other := 1 + (g.setup.limit+g.rnd.IntN(2))%3 // one of the two other limits in 1..3
 				return step{kind: stMismatch, client: g.rnd.IntN(g.setup.clients), res: []string{r},

@@ -153,7 +153,9 @@ func (m *model) mayHold(res string, mode zklock.Mode, ahead []*mnode) bool {
 	case zklock.Read:
 		return !slices.ContainsFunc(ahead, func(a *mnode) bool { return a.mode != zklock.Read })
 	case zklock.Semaphore:
-		return len(ahead) < m.limits[res]
+		// Fewer than the limit ahead, all of them semaphore nodes: a node
+		// of another mode ahead excludes it.
+		return len(ahead) < m.limits[res] && !slices.ContainsFunc(ahead, func(a *mnode) bool { return a.mode != zklock.Semaphore })
 	}
 	return len(ahead) == 0
 }
@@ -520,8 +522,13 @@ func (m *model) wouldHold(res []string, mode zklock.Mode) bool {
 	return true
 }
 
-// live reports whether resource r's queue has nodes.
-func (m *model) live(r string) bool { return len(m.queues[r]) > 0 }
+// limitLive reports whether resource r's queue has a semaphore node, so
+// that its limit is known to every backend: with only nodes of other
+// modes left, the MemoryLocker has forgotten it, where ZooKeeper's queue
+// znode may keep it.
+func (m *model) limitLive(r string) bool {
+	return slices.ContainsFunc(m.queues[r], func(n *mnode) bool { return n.mode == zklock.Semaphore })
+}
 
 func (m *model) String() string {
 	var b strings.Builder

@@ -182,6 +182,26 @@ var modelScenarios = []modelScenario{{
 		{kind: stTryMaxWait, client: 1, newOp: 3, res: []string{"b"}, mode: zklock.Read},
 		release(1),
 	},
+}, {
+	// A new user's probe (29 November): a semaphore acquire was granted
+	// past a node of another mode (exclusive, write, read, another
+	// recipe's), as long as fewer nodes than its limit were ahead.
+	name:  "semaphore-behind-another-mode",
+	limit: 2,
+	steps: []step{
+		acq(0, 1, "s", zklock.Exclusive),
+		sem(1, 2, "s", 2),
+		sem(2, 3, "s", 2),
+		{kind: stTry, client: 1, newOp: 4, res: []string{"s"}, mode: zklock.Semaphore, limit: 2},
+		release(1),
+		acq(0, 5, "s", zklock.Read),
+		release(2),
+		{kind: stTry, client: 1, newOp: 6, res: []string{"s"}, mode: zklock.Semaphore, limit: 2},
+		release(3),
+		acq(2, 7, "s", zklock.Write),
+		release(5),
+		release(7),
+	},
 }}
 
 // TestIntegration_ModelScenarios runs the sequences of issue 18 that

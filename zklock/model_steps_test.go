@@ -131,7 +131,7 @@ func (m *model) apply(s step, index int) (want error, ok bool) {
 			x.onBlock, x.blockBound = context.DeadlineExceeded, boundWait
 		}
 	case stMismatch:
-		if !m.live(s.res[0]) {
+		if !m.limitLive(s.res[0]) {
 			return nil, false
 		}
 		x := newOp(s.res)

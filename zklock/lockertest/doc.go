@@ -24,6 +24,8 @@
 // grow. An acquire under a lease's Context re-enters it. AcquireAll is all
 // or nothing. A bad name is ErrInvalidResource, a name listed twice too,
 // and Try with MaxWait is ErrInvalidOption. With Modes, readers share and
-// writers exclude; with Semaphore, a limit holds; with Lose, a lost lease
-// says so.
+// writers exclude; with Semaphore, a limit holds; with both, leases of two
+// modes on one resource exclude each other (but readers, and a semaphore's
+// holders up to its limit), waiters included; with Lose, a lost lease says
+// so.
 package lockertest

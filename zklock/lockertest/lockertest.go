@@ -3,6 +3,7 @@ package lockertest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,7 @@ func Run(t *testing.T, newLockers func(t *testing.T) (a, b zklock.Locker), opts 
 		{"BadInput", badInput, true},
 		{"ReadersShareWritersExclude", modes, cfg.modes},
 		{"Semaphore", semaphore, cfg.semaphore},
+		{"ModesExcludeEachOther", mixedModes, cfg.modes && cfg.semaphore},
 		{"Lost", func(t *testing.T, a, b zklock.Locker, r string) { lost(t, a, r, cfg.lose) }, cfg.lose != nil},
 	}
 	for _, tc := range tests {
@@ -319,6 +321,72 @@ func semaphore(t *testing.T, a, b zklock.Locker, r string) {
 	got := within(t, w, "the waiter, once a slot was free")
 	release(t, must(t, got.l, got.err))
 	release(t, holders[1])
+}
+
+// mixedModes: on one resource, leases of two modes conflict unless both
+// read or both take a semaphore slot: a try of each mode fails with
+// ErrLocked while a lease of another holds, or waits in the queue ahead of
+// it. Semaphore waiters behind an exclusive holder wait, and as many as
+// the limit hold once it leaves.
+func mixedModes(t *testing.T, a, b zklock.Locker, r string) {
+	c := ctx(t)
+	modes := []struct {
+		name string
+		opts []zklock.AcquireOption
+	}{
+		{"exclusive", nil},
+		{"read", []zklock.AcquireOption{zklock.Read}},
+		{"write", []zklock.AcquireOption{zklock.Write}},
+		{"limit 3", []zklock.AcquireOption{zklock.Limit(3)}},
+	}
+	for i, h := range modes {
+		for j, w := range modes {
+			res := fmt.Sprintf("%s-%d-%d", r, i, j)
+			hl := held(t)(a.Acquire(c, res, h.opts...))
+			got := within(t, async(func() (*zklock.Lease, error) {
+				return b.Acquire(c, res, append(w.opts, zklock.Try())...)
+			}), w.name+"'s try")
+			share := i == j && (h.name == "read" || h.name == "limit 3")
+			switch {
+			case share && got.err != nil:
+				t.Errorf("%s's try while %s holds = %v; want it held", w.name, h.name, got.err)
+			case !share && !errors.Is(got.err, zklock.ErrLocked):
+				t.Errorf("%s's try while %s holds = %v, %v; want ErrLocked", w.name, h.name, got.l, got.err)
+			}
+			if got.err == nil {
+				release(t, got.l)
+			}
+			release(t, hl)
+		}
+	}
+	// A semaphore holder, then an exclusive waiter: a semaphore acquire
+	// that comes after the waiter waits behind it, slots free or not.
+	res := r + "-behind-waiter"
+	s1 := held(t)(a.Acquire(c, res, zklock.Limit(3)))
+	x := async(func() (*zklock.Lease, error) { return b.Acquire(c, res) })
+	quiet(t, x, "an exclusive acquire while a semaphore slot is held")
+	if got := within(t, async(func() (*zklock.Lease, error) {
+		return b.Acquire(c, res, zklock.Limit(3), zklock.Try())
+	}), "a semaphore try behind an exclusive waiter"); !errors.Is(got.err, zklock.ErrLocked) {
+		t.Errorf("semaphore try behind an exclusive waiter = %v, %v; want ErrLocked", got.l, got.err)
+	}
+	release(t, s1)
+	gx := within(t, x, "the exclusive waiter, once the semaphore holder left")
+	release(t, must(t, gx.l, gx.err))
+
+	// Behind an exclusive holder, two semaphore waiters of a limit of 2
+	// wait, and both hold once it leaves.
+	res = r + "-behind-holder"
+	xl := held(t)(a.Acquire(c, res))
+	w1 := async(func() (*zklock.Lease, error) { return b.Acquire(c, res, zklock.Limit(2)) })
+	w2 := async(func() (*zklock.Lease, error) { return a.Acquire(c, res, zklock.Limit(2)) })
+	quiet(t, w1, "a semaphore acquire behind an exclusive holder")
+	quiet(t, w2, "a second one")
+	release(t, xl)
+	g1 := within(t, w1, "the first semaphore waiter, once the exclusive holder left")
+	g2 := within(t, w2, "the second one")
+	release(t, must(t, g1.l, g1.err))
+	release(t, must(t, g2.l, g2.err))
 }
 
 func lost(t *testing.T, a zklock.Locker, r string, lose func(*testing.T, *zklock.Lease)) {

@@ -224,10 +224,14 @@ func Rule(kids []Child, i int, limit int) (held bool, watch int) {
 		}
 		return true, -1
 	case Semaphore:
+		// A semaphore node holds when fewer than limit nodes are ahead,
+		// all of them semaphore nodes: a node of any other kind ahead
+		// (exclusive, write, read, another recipe's) excludes it, as it
+		// excludes every node behind it. It watches its predecessor.
 		if limit < 1 {
 			limit = 1
 		}
-		if i < limit {
+		if i < limit && Only(kids[:i], Semaphore) {
 			return true, -1
 		}
 		return false, i - 1
@@ -237,6 +241,16 @@ func Rule(kids []Child, i int, limit int) (held bool, watch int) {
 		}
 		return false, i - 1
 	}
+}
+
+// Only reports whether every node of kids is of kind k.
+func Only(kids []Child, k Kind) bool {
+	for _, c := range kids {
+		if c.Kind != k {
+			return false
+		}
+	}
+	return true
 }
 
 // HeldWithout reports whether the node at index i of a sorted queue would
@@ -252,6 +266,11 @@ func HeldWithout(kids []Child, i, j int, limit int) bool {
 		}
 		return true
 	case Semaphore:
+		for k := i - 1; k >= 0; k-- {
+			if k != j && kids[k].Kind != Semaphore {
+				return false
+			}
+		}
 		return i-1 < max(limit, 1)
 	default:
 		return i == 1

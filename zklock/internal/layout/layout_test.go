@@ -86,6 +86,28 @@ func TestSortAndRule(t *testing.T) {
 			t.Errorf("semaphore(2) Rule(%d) = %v,%d; want %+v", i, h, w, want)
 		}
 	}
+	// A node of any other kind ahead of a semaphore node excludes it,
+	// whatever the limit: an exclusive, write, read or foreign holder, or
+	// one further back among semaphore holders.
+	for _, q := range [][]string{
+		{"a-lock-0000000001", "b-sema-0000000002", "c-sema-0000000003"},
+		{"a-__WRIT__0000000001", "b-sema-0000000002", "c-sema-0000000003"},
+		{"a-__READ__0000000001", "b-sema-0000000002", "c-sema-0000000003"},
+		{"x-72057594037927936-0000000001", "b-sema-0000000002", "c-sema-0000000003"},
+	} {
+		kids, _ := Sort(q)
+		for i, want := range []res{{true, -1}, {false, 0}, {false, 1}} {
+			if h, w := Rule(kids, i, 3); h != want.held || w != want.watch {
+				t.Errorf("%v: semaphore(3) Rule(%d) = %v,%d; want %+v", q, i, h, w, want)
+			}
+		}
+	}
+	mixed, _ := Sort([]string{"a-sema-0000000001", "b-lock-0000000002", "c-sema-0000000003"})
+	for i, want := range []res{{true, -1}, {false, 0}, {false, 1}} {
+		if h, w := Rule(mixed, i, 3); h != want.held || w != want.watch {
+			t.Errorf("%v: semaphore(3) Rule(%d) = %v,%d; want %+v", mixed, i, h, w, want)
+		}
+	}
 }
 
 // A waiter's view of its queue (SortAhead) is exactly the prefix of the
@@ -136,8 +158,12 @@ func TestHeldWithout(t *testing.T) {
 		n := 1 + rng.IntN(12)
 		mark := marks[rng.IntN(len(marks))]
 		names := make([]string, 0, n)
+		mixed := round%3 == 0 // every kind, semaphores among the others
 		for i := range n {
-			if mark != "-sema-" && mark != "-lock-" {
+			switch {
+			case mixed:
+				mark = marks[rng.IntN(len(marks))]
+			case mark != "-sema-" && mark != "-lock-":
 				mark = marks[1+rng.IntN(2)] // readers and writers mixed
 			}
 			names = append(names, fmt.Sprintf("_c_%d%s%010d", i, mark, i))

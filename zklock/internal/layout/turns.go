@@ -8,31 +8,37 @@ import "container/heap"
 // round, in one pass: an exclusive or write node holds once every node
 // ahead has gone, so it is one turn after the last of them; a reader
 // once every writer or exclusive node ahead has gone (the readers ahead
-// of it hold with it); a semaphore node once fewer than limit nodes are
-// ahead, one turn after the limit-th latest of them. For an exclusive
-// queue a node's turns are its position.
+// of it hold with it); a semaphore node once every node of another kind
+// ahead has gone and fewer than limit nodes are ahead, one turn after the
+// later of the last of those and the limit-th latest of all. For an
+// exclusive queue a node's turns are its position.
 func Turns(kids []Child, limit int) []int {
 	if limit < 1 {
 		limit = 1
 	}
 	turns := make([]int, len(kids))
-	last, lastBlocking := -1, -1 // the latest turn of a node ahead; of a node ahead that blocks a reader
-	var latest minHeap           // the limit latest turns of the nodes ahead
+	// The latest turn of a node ahead; of a node ahead that blocks a
+	// reader; of a node ahead that blocks a semaphore node.
+	last, lastBlocking, lastOther := -1, -1, -1
+	var latest minHeap // the limit latest turns of the nodes ahead
 	for i, k := range kids {
 		t := last + 1
 		switch k.Kind {
 		case Read:
 			t = lastBlocking + 1
 		case Semaphore:
-			t = 0
+			t = lastOther + 1
 			if latest.Len() == limit {
-				t = latest[0] + 1
+				t = max(t, latest[0]+1)
 			}
 		}
 		turns[i] = t
 		last = max(last, t)
 		if k.Kind != Read {
 			lastBlocking = max(lastBlocking, t)
+		}
+		if k.Kind != Semaphore {
+			lastOther = max(lastOther, t)
 		}
 		switch {
 		case latest.Len() < limit:

@@ -79,6 +79,9 @@ func TestTurnsExamples(t *testing.T) {
 		{q(Semaphore, Semaphore, Semaphore, Semaphore, Semaphore), 2, []int{0, 0, 1, 1, 2}},
 		{q(Read, Read, Write, Read, Read, Write), 0, []int{0, 0, 1, 2, 2, 3}},
 		{q(Write, Read, Read), 0, []int{0, 1, 1}},
+		// A semaphore node waits for every node of another kind ahead.
+		{q(Exclusive, Semaphore, Semaphore, Semaphore), 2, []int{0, 1, 1, 2}},
+		{q(Semaphore, Read, Semaphore, Semaphore), 3, []int{0, 1, 2, 2}},
 	} {
 		if got := Turns(c.kids, c.limit); !slices.Equal(got, c.want) {
 			t.Errorf("%v limit %d: %v, want %v", c.kids, c.limit, got, c.want)

@@ -41,16 +41,21 @@ type nodeVersion struct {
 }
 
 // awaitSlot sets up the wait, for our semaphore node at index idx of kids
-// (the queue up to our node, idx >= limit), until a node ahead of it may
-// have gone or started holding, after which the queue is listed again. It
-// returns nil if that may have happened already.
+// (the queue up to our node: limit or more nodes ahead, or a node of
+// another kind among them), until a node ahead of it may have gone or
+// started holding, after which the queue is listed again. It returns nil
+// if that may have happened already. Behind a node of another kind (an
+// exclusive, write or read node, another recipe's), which excludes every
+// node behind it, our node waits as one further back does: on its
+// predecessor, a semaphore node that pokes when it starts holding, or
+// that node itself.
 func (w *Waiter) awaitSlot(ctx context.Context, kids []layout.Child, idx int) (*Park, error) {
 	w.n.wait = waitFor{kind: waitSlot}
 	parent := w.req.Parent + "/"
 	if canary.On(canary.SemaphoreNAhead) { // the canary: only the node limit places ahead
 		return w.watchAny(ctx, []string{parent + kids[idx-w.req.Limit].Name}, false)
 	}
-	if idx == w.req.Limit {
+	if idx == w.req.Limit && layout.Only(kids[:idx], layout.Semaphore) {
 		paths := make([]string, idx)
 		for i, k := range kids[:idx] {
 			paths[i] = parent + k.Name
