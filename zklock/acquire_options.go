@@ -169,6 +169,10 @@ type limitOption int
 
 func (n limitOption) applyAcquire(c *acquireConfig) {
 	switch {
+	case n < 1:
+		// Refused here, whatever comes after it: c.limit 0 means no
+		// Limit given.
+		c.refuse("semaphore limit must be at least 1, not Limit(%d)", int(n))
 	case c.limit != 0 && c.limit != int(n):
 		c.refuse("Limit(%d) and Limit(%d) exclude each other: give one", c.limit, int(n))
 	case c.hasGiven && sided(c.given):

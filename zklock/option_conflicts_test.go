@@ -23,6 +23,11 @@ var conflictingOptions = []struct {
 	{"Write and Limit", zklock.Write, zklock.Limit(2)},
 	{"two limits", zklock.Limit(2), zklock.Limit(3)},
 	{"Try and MaxWait", zklock.Try(), zklock.MaxWait(time.Second)},
+	// Limit(0) is refused alone; with another option too, in either order
+	// (a new user's probe: Limit(0) then Read was a read lock).
+	{"Limit(0) and Read", zklock.Limit(0), zklock.Read},
+	{"Limit(0) and Limit(3)", zklock.Limit(0), zklock.Limit(3)},
+	{"Limit(-1) and Exclusive", zklock.Limit(-1), zklock.Exclusive},
 }
 
 // One option means one thing: a pair of options that ask for different
