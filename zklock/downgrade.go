@@ -28,8 +28,9 @@ import (
 // meanwhile is lost too: neither lease is held (the write lease has ended:
 // its Done is closed, and Err is the loss, or ErrReleased if the session's
 // end deleted the write node first, which completes the release Downgrade
-// began), and the error matches ErrLeaseLost. Upgrading read to write is not offered: it deadlocks in
-// every read/write lock recipe.
+// began), and the error matches ErrLeaseLost. A lease that has ended
+// before the call says why: its loss, or ErrReleased. Upgrading read to
+// write is not offered: it deadlocks in every read/write lock recipe.
 func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	st := l.st
 	if l.released.Load() {
@@ -47,8 +48,9 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 	c := b.c
 	st.mu.Lock()
 	if st.ended || st.releasing {
+		err := st.endErr()
 		st.mu.Unlock()
-		return nil, ErrReleased
+		return nil, err
 	}
 	if st.refs > 1 {
 		// Someone further out re-entered this lease and counts on the
@@ -101,4 +103,13 @@ func (l *Lease) Downgrade(ctx context.Context) (*Lease, error) {
 		return nil, errs.Errorf("downgrade %q: %w", st.resource, err)
 	}
 	return read, nil
+}
+
+// endErr is why a lease that has ended, or is being released, cannot be
+// used: its loss, or ErrReleased. st.mu is held.
+func (st *leaseState) endErr() error {
+	if st.ended && st.err != nil {
+		return st.err
+	}
+	return ErrReleased
 }

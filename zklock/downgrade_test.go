@@ -72,3 +72,55 @@ func TestIntegration_DowngradeLostWhileReleasingTheWriteLease(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A Downgrade of a lease already lost says so: the loss, not ErrReleased
+// (a new user's probe: ErrReleased is for a lease released), on ZooKeeper
+// (its node deleted, and its client closed) and on the MemoryLocker.
+func TestIntegration_DowngradeOfALostLeaseSaysLost(t *testing.T) {
+	ctx := testCtx(t)
+	root := zktest.UniqueRoot(t)
+	c, op := newClient(t, root), newClient(t, root)
+	w, err := c.Acquire(ctx, "deleted", zklock.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Conn().Delete(w.Path(), -1); err != nil {
+		t.Fatal(err)
+	}
+	<-w.Done()
+	if _, err := w.Downgrade(ctx); !errors.Is(err, zklock.ErrLeaseLost) {
+		t.Errorf("Downgrade of a lease whose node was deleted = %v; want ErrLeaseLost", err)
+	}
+	closing := newClient(t, root)
+	w, err = closing.Acquire(ctx, "closed", zklock.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = closing.Close()
+	if _, err := w.Downgrade(ctx); !errors.Is(err, zklock.ErrLeaseLost) || !errors.Is(err, zklock.ErrClosed) {
+		t.Errorf("Downgrade of a lease of a closed client = %v; want ErrLeaseLost and ErrClosed", err)
+	}
+	m := zklock.NewMemoryLocker()
+	w, err = m.Acquire(ctx, "expired", zklock.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Expire()
+	if _, err := w.Downgrade(ctx); !errors.Is(err, zklock.ErrLeaseLost) {
+		t.Errorf("MemoryLocker: Downgrade of an expired lease = %v; want ErrLeaseLost", err)
+	}
+	// Asked again, the loss again; a released lease says ErrReleased.
+	if _, err := w.Downgrade(ctx); errors.Is(err, zklock.ErrReleased) {
+		t.Errorf("the same, twice = %v; want the loss again", err)
+	}
+	r, err := m.Acquire(ctx, "released", zklock.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Downgrade(ctx); !errors.Is(err, zklock.ErrReleased) {
+		t.Errorf("Downgrade of a released lease = %v; want ErrReleased", err)
+	}
+}

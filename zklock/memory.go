@@ -322,9 +322,13 @@ func (m *MemoryLocker) downgrade(ctx context.Context, l *Lease) (*Lease, error) 
 	st := l.st
 	st.mu.Lock()
 	switch {
-	case st.ended || st.releasing || l.released.Load():
+	case l.released.Load():
 		st.mu.Unlock()
 		return nil, ErrReleased
+	case st.ended || st.releasing:
+		err := st.endErr()
+		st.mu.Unlock()
+		return nil, err
 	case st.refs > 1:
 		refs := st.refs
 		st.mu.Unlock()
