@@ -59,7 +59,7 @@ func MutexLayout() LeadOption {
 // candidate can be elected (the loss rules of every lease: see Lease), and
 // when ctx ends; its cause says which (context.Cause). When fn returns,
 // Lead resigns (another candidate is elected), waits RequeueDelay, and
-// campaigns again. value is the candidate's value for observers (Leader,
+// campaigns again. When fn panics, Lead resigns and the panic goes on. value is the candidate's value for observers (Leader,
 // Observe); fn may change it with LeaseFromContext(ctx).Proclaim.
 //
 // Lead returns ctx's error when ctx ends, fn's error with StopOnError, and
@@ -95,12 +95,7 @@ func (c *Client) Lead(ctx context.Context, election string, value []byte, fn fun
 			continue
 		}
 		start := time.Now()
-		ferr := fn(l.Context(ctx))
-		// Resign, whatever happened: a lost lease says so, a held one
-		// lets the next candidate in.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.sessionTimeout)
-		_ = l.Release(rctx)
-		cancel()
+		ferr := c.lead(ctx, l, fn)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -118,6 +113,18 @@ func (c *Client) Lead(ctx context.Context, election string, value []byte, fn fun
 			return err
 		}
 	}
+}
+
+// lead runs fn as leader under l, then resigns, whatever happened (a
+// panic of fn's included, which goes on once the next candidate may lead):
+// a lost lease says so, a held one lets the next candidate in.
+func (c *Client) lead(ctx context.Context, l *Lease, fn func(ctx context.Context) error) error {
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.sessionTimeout)
+		_ = l.Release(rctx)
+		cancel()
+	}()
+	return fn(l.Context(ctx))
 }
 
 // campaignAgain reports whether a failed campaign may succeed if tried

@@ -139,6 +139,32 @@ func TestIntegration_LeadStopOnError(t *testing.T) {
 	}
 }
 
+// A panic in Lead's function resigns before it goes on: another
+// candidate leads at once, and no node is left.
+func TestIntegration_LeadPanicResigns(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	ctx := testCtx(t)
+	c, other := newClient(t, root), newClient(t, root)
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatalf("recovered %v; want fn's panic", r)
+			}
+		}()
+		_ = c.Lead(ctx, "e", []byte("c"), func(context.Context) error { panic("boom") })
+	}()
+	if n := lockNodes(t, c.Conn(), root); len(n) != 0 {
+		t.Fatalf("nodes left after the panic: %v", n)
+	}
+	l, err := other.Campaign(ctx, "e", []byte("other"), zklock.Try())
+	if err != nil {
+		t.Fatalf("another candidate after the panic: %v", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Proclaim changes the leader's value without a new election; Observe
 // reports it, as it reports a change of leader.
 func TestIntegration_ProclaimAndObserve(t *testing.T) {
