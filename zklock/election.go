@@ -133,7 +133,7 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			case errs.IsCtxErr(err):
 				return Leader{}, nil, err
 			case err != nil:
-				return Leader{}, nil, errs.Map(err)
+				return Leader{}, nil, c.mapErr(err)
 			case e.ok:
 				continue
 			}
@@ -142,7 +142,7 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			if errs.IsCtxErr(err) {
 				return Leader{}, nil, err
 			}
-			return Leader{}, nil, errs.Map(err)
+			return Leader{}, nil, c.mapErr(err)
 		}
 		kids, _ := layout.Sort(r.names)
 		if len(kids) == 0 {
@@ -175,7 +175,7 @@ func (c *Client) leader(ctx context.Context, parent string, watch bool) (Leader,
 			continue
 		}
 		if err != nil {
-			return Leader{}, nil, errs.Map(err)
+			return Leader{}, nil, c.mapErr(err)
 		}
 		return Leader{Value: data, Path: path, SessionID: stat.EphemeralOwner, Token: stat.Czxid,
 			Since: time.UnixMilli(stat.Ctime)}, mergeEvents(r.ch, n.ch), nil
@@ -190,6 +190,9 @@ func (c *Client) Observe(ctx context.Context, election string, opts ...QueueOpti
 	parent, err := c.queuePath(election, newQueueConfig(opts).raw)
 	if err != nil {
 		return nil, err
+	}
+	if c.sess.Closed() {
+		return nil, ErrClosed
 	}
 	out := make(chan Leader, 1)
 	go func() {

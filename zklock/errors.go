@@ -1,7 +1,10 @@
 package zklock
 
 import (
+	"errors"
 	"fmt"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 )
@@ -158,4 +161,13 @@ func (e *LostError) Unwrap() error {
 		return ErrClosed
 	}
 	return nil
+}
+
+// mapErr is errs.Map for a request of c's: one that failed because c
+// was closed says ErrClosed, as an acquire does, not ErrUnavailable.
+func (c *Client) mapErr(err error) error {
+	if (errs.IsConnErr(err) || errors.Is(err, zk.ErrClosing)) && c.sess.Closed() {
+		return ErrClosed
+	}
+	return errs.Map(err)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
 )
 
@@ -85,5 +84,5 @@ func (c *Client) Fenced(ctx context.Context, l *Lease, ops ...any) ([]zk.MultiRe
 	if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNodeExists) {
 		return nil, &FencedError{Op: -1, Err: err}
 	}
-	return nil, errs.Map(err)
+	return nil, c.mapErr(err)
 }

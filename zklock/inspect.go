@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zklockkit/zklockkit/zklock/internal/errs"
 	"github.com/zklockkit/zklockkit/zklock/internal/layout"
 	"github.com/zklockkit/zklockkit/zklock/internal/session"
 
@@ -84,7 +83,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 		return q, nil
 	}
 	if err != nil {
-		return nil, errs.Map(err)
+		return nil, c.mapErr(err)
 	}
 	kids, unknown := layout.Sort(names)
 	q.Unknown = unknown
@@ -128,7 +127,7 @@ func (c *Client) Inspect(ctx context.Context, resource string, opts ...QueueOpti
 		case errors.Is(readErrs[i], zk.ErrNoNode):
 			continue // gone since the listing
 		default:
-			return nil, errs.Map(readErrs[i])
+			return nil, c.mapErr(readErrs[i])
 		}
 		n.Position = len(q.Nodes)
 		q.Nodes = append(q.Nodes, n)
@@ -155,7 +154,7 @@ func (c *Client) Resources(ctx context.Context, prefix string) ([]string, error)
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errs.Map(err)
+		return nil, c.mapErr(err)
 	}
 	var rs []string
 	for _, n := range names {

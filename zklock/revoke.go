@@ -31,7 +31,7 @@ func (c *Client) RequestRelease(ctx context.Context, resource string, opts ...Qu
 		case errs.IsCtxErr(err):
 			return n, err
 		default:
-			return n, errs.Map(err)
+			return n, c.mapErr(err)
 		}
 	}
 	return n, nil
