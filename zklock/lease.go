@@ -14,6 +14,14 @@ import (
 type Lease struct {
 	st       *leaseState
 	released atomic.Bool
+	// own is this Lease's Done channel, made when first asked for while
+	// the lease is held, and closed when the state ends or when this Lease
+	// is released while a re-entry of it still holds (see
+	// leaseState.countDown). st.mu guards its closing.
+	own atomic.Pointer[chan struct{}]
+	// gone: released while the state lived on, for a re-entry of it
+	// (st.mu).
+	gone bool
 }
 
 // Resource returns the resource name (for a multi-resource lease, the names
@@ -75,15 +83,41 @@ func (l *Lease) Acquired() time.Time { return l.st.acquired }
 func (l *Lease) Waited() time.Duration { return l.st.waited }
 
 // Done returns a channel that is closed when the lease ends: released, or
-// lost.
-func (l *Lease) Done() <-chan struct{} { return l.st.done }
+// lost. A re-entered lease (an acquire under a lease's Context) ends when
+// it is released, though the node goes only with the last of them.
+func (l *Lease) Done() <-chan struct{} {
+	if p := l.own.Load(); p != nil {
+		return *p
+	}
+	st := l.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case l.own.Load() != nil:
+		return *l.own.Load()
+	case st.ended:
+		return st.done
+	case l.gone:
+		return closedChan
+	}
+	ch := make(chan struct{})
+	l.own.Store(&ch)
+	st.views = append(st.views, l)
+	return ch
+}
+
+// closedChan is the Done of a Lease released while a re-entry of it holds.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Err returns nil while the lease is held, ErrReleased after its release,
 // and a *LostError (matching ErrLeaseLost) after a loss.
 func (l *Lease) Err() error {
 	l.st.mu.Lock()
 	defer l.st.mu.Unlock()
-	if !l.st.ended {
+	switch {
+	case l.gone:
+		return ErrReleased
+	case !l.st.ended:
 		return nil
 	}
 	return l.st.err
@@ -97,8 +131,11 @@ func (l *Lease) Context(parent context.Context) context.Context {
 	ctx, cancel := context.WithCancelCause(parent)
 	st := l.st
 	st.mu.Lock()
-	if st.ended {
+	if st.ended || l.gone {
 		err := st.err
+		if l.gone {
+			err = ErrReleased
+		}
 		st.mu.Unlock()
 		cancel(err)
 		return withLease(ctx, st)
@@ -115,7 +152,7 @@ func (l *Lease) Context(parent context.Context) context.Context {
 		delete(st.derived, key)
 		st.mu.Unlock()
 	})
-	st.derived[key] = derivedCtx{cancel: cancel, stop: stop}
+	st.derived[key] = derivedCtx{cancel: cancel, stop: stop, by: l}
 	st.mu.Unlock()
 	return withLease(ctx, st)
 }
@@ -124,8 +161,10 @@ func (l *Lease) Context(parent context.Context) context.Context {
 // deletion of the lease's node; if ctx ends first it returns an error and
 // the deletion goes on in the background (across reconnects) until
 // confirmed. A second Release returns ErrReleased; a Release after the lease
-// was lost returns its *LostError. Releasing a re-entered lease only counts
-// down; the node goes when the outermost lease is released.
+// was lost returns its *LostError. Releasing a re-entered lease (or the
+// lease it re-entered) ends that Lease (its Err says ErrReleased, its
+// contexts are cancelled, its Done is closed) and counts down: the node
+// goes when the last of them is released.
 func (l *Lease) Release(ctx context.Context) error {
 	if l == nil {
 		return ErrReleased
@@ -133,5 +172,5 @@ func (l *Lease) Release(ctx context.Context) error {
 	if !l.released.CompareAndSwap(false, true) {
 		return ErrReleased
 	}
-	return l.st.release(ctx)
+	return l.st.release(ctx, l)
 }

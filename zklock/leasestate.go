@@ -41,6 +41,7 @@ type releaser interface {
 type derivedCtx struct {
 	cancel context.CancelCauseFunc
 	stop   func() bool
+	by     *Lease // the Lease whose Context made it
 }
 
 type leaseState struct {
@@ -57,6 +58,7 @@ type leaseState struct {
 
 	mu         sync.Mutex
 	derived    map[*int]derivedCtx // contexts from Lease.Context
+	views      []*Lease            // Leases of this state with a Done of their own (Lease.Done)
 	revoke     chan struct{}       // closed on a revocation request
 	lenders    []*leaseState       // leases parts were borrowed from (see borrow)
 	driverHeld Held                // a Driver's lease (NewLocker), until released or dropped
@@ -135,7 +137,7 @@ func (st *leaseState) giveBack(ctx context.Context) {
 		stop()
 	}
 	for _, l := range lenders {
-		_ = l.release(ctx) // the lender's own loss, if any, is reported by it
+		_ = l.release(ctx, nil) // the lender's own loss, if any, is reported by it
 	}
 }
 
@@ -183,14 +185,17 @@ func (st *leaseState) end(err error) bool {
 	}
 	st.ended = true
 	st.err = err
-	derived := st.derived
-	st.derived = nil
+	derived, views := st.derived, st.views
+	st.derived, st.views = nil, nil
 	st.mu.Unlock()
 	// The lease's contexts first, then Done: whoever sees Done closed
 	// finds them cancelled (Lease.Context).
 	for _, d := range derived {
 		d.stop() // no clean-up goroutine: the map is gone already
 		d.cancel(err)
+	}
+	for _, l := range views {
+		close(*l.own.Load())
 	}
 	close(st.done)
 	// Last: a local successor waits for st.ctx (see awaitLocal), so the
@@ -254,7 +259,7 @@ func (st *leaseState) sessionID() int64 {
 	return st.holds[0].sessionID
 }
 
-func (st *leaseState) release(ctx context.Context) error {
+func (st *leaseState) release(ctx context.Context, l *Lease) error {
 	st.mu.Lock()
 	if st.ended && !st.releasing {
 		err := st.err
@@ -263,7 +268,7 @@ func (st *leaseState) release(ctx context.Context) error {
 	}
 	st.refs--
 	if st.refs > 0 {
-		st.mu.Unlock()
+		st.countDown(l) // unlocks st.mu
 		return nil
 	}
 	start := !st.releasing
@@ -282,6 +287,40 @@ func (st *leaseState) release(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return errs.Errorf("release of %q not yet confirmed: %w", st.resource, ctx.Err())
+	}
+}
+
+// countDown ends l, a Lease of st released while another reference to st
+// still holds (a re-entry, or the lease it re-entered): its Err says
+// ErrReleased, its contexts are cancelled, then its Done is closed, as
+// when a lease ends. The node stays for the other references. st.mu is
+// held; countDown unlocks it. l is nil for a lender's count-down (a
+// borrowed part given back), which ends no Lease.
+func (st *leaseState) countDown(l *Lease) {
+	if l == nil {
+		st.mu.Unlock()
+		return
+	}
+	l.gone = true
+	var cancels []derivedCtx
+	for key, d := range st.derived {
+		if d.by == l {
+			cancels = append(cancels, d)
+			delete(st.derived, key)
+		}
+	}
+	var own chan struct{}
+	if p := l.own.Load(); p != nil {
+		own = *p
+		st.views = slices.DeleteFunc(st.views, func(v *Lease) bool { return v == l })
+	}
+	st.mu.Unlock()
+	for _, d := range cancels {
+		d.stop()
+		d.cancel(ErrReleased)
+	}
+	if own != nil {
+		close(own)
 	}
 }
 

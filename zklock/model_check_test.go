@@ -135,6 +135,14 @@ func (r *runner) triedOut(x *mop, s opSnap) bool {
 func (r *runner) compareLease(obs observation, x *mop, s opSnap) []issue {
 	l := x.lease
 	err := s.lease.Err()
+	if x.countedDown {
+		// Released while another reference held the lease on: this Lease
+		// has ended at its Release, whatever the lease does since.
+		if !errors.Is(err, zklock.ErrReleased) {
+			return []issue{{fatal: true, msg: fmt.Sprintf("op%d's Lease, released while another held the lease on, says %v; want ErrReleased", x.id, err)}}
+		}
+		return nil
+	}
 	switch l.end {
 	case leaseLive:
 		if err != nil {

@@ -94,10 +94,12 @@ type mop struct {
 	want        error              // opFailed: what the acquire returns
 	lease       *mlease            // opHeld: the lease it returned (shared by a plain re-entry)
 	ctxOf       *mlease            // acquired under this lease's context: cancelled when it ends
+	ctxOp       *mop               // the op whose Lease made that context: cancelled too when that Lease is released
 	lend        map[string]*mlease // parts a lease in its context holds: re-entered, not queued for
 	borrowed    *mlease            // the lease it re-entered parts of (one reference, taken at the first)
 	nextBound   boundKind          // the bound of its next queueing
 	objReleased bool               // its *Lease was released (or downgraded)
+	countedDown bool               // released while another reference held the lease on: that Lease has ended, its nodes stay
 	blocked     bool               // a part of it had to wait
 	waited      bool               // it held after waiting
 	since       time.Time

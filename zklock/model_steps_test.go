@@ -162,6 +162,16 @@ func (m *model) apply(s step, index int) (want error, ok bool) {
 		}
 		x.objReleased = true
 		m.unref(x.lease, boundHandoff)
+		x.countedDown = x.lease.end == leaseLive
+		if x.countedDown {
+			// That Lease has ended: acquires waiting under its context
+			// see it cancelled.
+			for _, y := range m.ops {
+				if y.status == opWaiting && y.ctxOp == x {
+					m.fail(y, context.Canceled, boundHandoff)
+				}
+			}
+		}
 	case stDowngrade:
 		return m.downgrade(s, index)
 	case stReenter:
@@ -186,7 +196,7 @@ func (m *model) apply(s step, index int) (want error, ok bool) {
 				return nil, false
 			}
 			x := newOp(s.res)
-			x.ctxOf = l
+			x.ctxOf, x.ctxOp = l, p
 			if s.try {
 				x.onBlock, x.blockBound, x.grantBound, x.nextBound = zklock.ErrLocked, boundTry, boundTry, boundTry
 			}
@@ -199,7 +209,7 @@ func (m *model) apply(s step, index int) (want error, ok bool) {
 			x.status, x.lease, x.since, x.bound = opHeld, l, m.now, boundTry
 		default:
 			x := newOp(s.res)
-			x.ctxOf, x.lend = l, map[string]*mlease{}
+			x.ctxOf, x.ctxOp, x.lend = l, p, map[string]*mlease{}
 			for _, r := range covered {
 				x.lend[r] = l
 			}

@@ -242,12 +242,39 @@ func tokensGrow(t *testing.T, a, b zklock.Locker, r string) {
 func reentry(t *testing.T, a, b zklock.Locker, r string) {
 	c := ctx(t)
 	outer := held(t)(a.Acquire(c, r))
-	inner := within(t, async(func() (*zklock.Lease, error) { return a.Acquire(outer.Context(c), r) }), "a re-entry")
-	release(t, held(t)(inner.l, inner.err))
+	got := within(t, async(func() (*zklock.Lease, error) { return a.Acquire(outer.Context(c), r) }), "a re-entry")
+	inner := held(t)(got.l, got.err)
+	// Each Lease ends when it is released, the node with the last one:
+	// its Err, Done and contexts say so, whichever goes first, with
+	// channels and contexts asked for before and after.
+	innerDone, innerCtx := inner.Done(), inner.Context(c)
+	release(t, inner)
+	if !closed(innerDone) || !closed(inner.Done()) || !errors.Is(inner.Err(), zklock.ErrReleased) ||
+		innerCtx.Err() == nil || inner.Context(c).Err() == nil {
+		t.Fatalf("the re-entry, released: Done closed %v, %v; Err %v; Context %v, %v; want it ended",
+			closed(innerDone), closed(inner.Done()), inner.Err(), innerCtx.Err(), inner.Context(c).Err())
+	}
+	if outer.Err() != nil || closed(outer.Done()) {
+		t.Fatalf("the outer lease after the re-entry's release: Err %v, Done closed %v; want it held", outer.Err(), closed(outer.Done()))
+	}
 	if got := within(t, async(func() (*zklock.Lease, error) { return b.Acquire(c, r, zklock.Try()) }), "a try"); !errors.Is(got.err, zklock.ErrLocked) {
 		t.Fatalf("after the inner release, another try = %v; want ErrLocked (the outer lease holds)", got.err)
 	}
+	// The outer lease released first: it ends, the re-entry holds on.
+	got = within(t, async(func() (*zklock.Lease, error) { return a.Acquire(outer.Context(c), r) }), "a second re-entry")
+	inner = held(t)(got.l, got.err)
+	outerDone := outer.Done()
 	release(t, outer)
+	if !closed(outerDone) || !errors.Is(outer.Err(), zklock.ErrReleased) {
+		t.Fatalf("the outer lease, released first: Done closed %v, Err %v; want it ended", closed(outerDone), outer.Err())
+	}
+	if inner.Err() != nil || closed(inner.Done()) || inner.Context(c).Err() != nil {
+		t.Fatalf("the re-entry after the outer release: Err %v, Done closed %v; want it held", inner.Err(), closed(inner.Done()))
+	}
+	if got := within(t, async(func() (*zklock.Lease, error) { return b.Acquire(c, r, zklock.Try()) }), "a try"); !errors.Is(got.err, zklock.ErrLocked) {
+		t.Fatalf("after the outer release, another try = %v; want ErrLocked (the re-entry holds)", got.err)
+	}
+	release(t, inner)
 }
 
 func allOrNothing(t *testing.T, a, b zklock.Locker, r string) {
