@@ -74,8 +74,8 @@ func (c *Client) Lead(ctx context.Context, election string, value []byte, fn fun
 			o.applyLead(&cfg)
 		}
 	}
-	if fn == nil || cfg.delay <= 0 {
-		return fmt.Errorf("%w: Lead needs a function and a positive requeue delay", ErrInvalidOption)
+	if fn == nil || cfg.delay <= 0 || ctx == nil {
+		return fmt.Errorf("%w: Lead needs a context, a function and a positive requeue delay", ErrInvalidOption)
 	}
 	acfg := newAcquireConfig(cfg.acquire)
 	delay := cfg.delay

@@ -95,3 +95,31 @@ func TestAgreeingAcquireOptionsAreTaken(t *testing.T) {
 		l.Release(ctx)
 	}
 }
+
+// A nil Context is refused with ErrInvalidOption, on the caller's
+// goroutine: a new user's probe saw Acquire(nil, ...) panic on a goroutine
+// of the client's, which ends the process.
+func TestIntegration_NilContextIsRefused(t *testing.T) {
+	c := newClient(t, zktest.UniqueRoot(t))
+	var nilCtx context.Context
+	for _, lk := range []struct {
+		name string
+		l    zklock.Locker
+	}{{"zookeeper", c}, {"memory", zklock.NewMemoryLocker()}} {
+		if _, err := lk.l.Acquire(nilCtx, "r"); !errors.Is(err, zklock.ErrInvalidOption) {
+			t.Errorf("%s: Acquire(nil) = %v; want ErrInvalidOption", lk.name, err)
+		}
+		if _, err := lk.l.Acquire(nilCtx, "r", zklock.Try()); !errors.Is(err, zklock.ErrInvalidOption) {
+			t.Errorf("%s: a try with nil = %v; want ErrInvalidOption", lk.name, err)
+		}
+		if _, err := lk.l.AcquireAll(nilCtx, []string{"a", "b"}); !errors.Is(err, zklock.ErrInvalidOption) {
+			t.Errorf("%s: AcquireAll(nil) = %v; want ErrInvalidOption", lk.name, err)
+		}
+	}
+	if _, err := c.Campaign(nilCtx, "e", nil); !errors.Is(err, zklock.ErrInvalidOption) {
+		t.Errorf("Campaign(nil) = %v; want ErrInvalidOption", err)
+	}
+	if err := c.Lead(nilCtx, "e", nil, func(context.Context) error { return nil }); !errors.Is(err, zklock.ErrInvalidOption) {
+		t.Errorf("Lead(nil) = %v; want ErrInvalidOption", err)
+	}
+}

@@ -107,6 +107,10 @@ type acquisition struct {
 func (a *acquisition) configure() error {
 	cfg := &a.cfg
 	switch {
+	case a.caller == nil:
+		// Refused here, on the caller's goroutine: a step would read it
+		// on a goroutine of the client's, where a panic ends the process.
+		return fmt.Errorf("%w: nil Context", ErrInvalidOption)
 	case len(a.resources) == 0:
 		return &ResourceError{Reason: "no resources given"}
 	case cfg.mode < Exclusive || cfg.mode > Election || cfg.mode == Election && cfg.data == nil:
