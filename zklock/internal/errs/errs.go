@@ -32,7 +32,7 @@ var (
 	ErrInvalidOption    = errors.New("zklock: invalid option")
 	ErrLimitMismatch    = errors.New("zklock: semaphore limit differs from the resource's")
 	ErrValueTooLarge    = errors.New("zklock: value too large")
-	ErrDowngradeBlocked = errors.New("zklock: a writer is queued; downgrade would let it in first")
+	ErrDowngradeBlocked = errors.New("zklock: downgrade blocked")
 	ErrUnknownNode      = errors.New("zklock: queue holds a node that cannot be ordered")
 	ErrNoLeader         = errors.New("zklock: no leader")
 )

@@ -39,7 +39,7 @@ func (q *Queues) Downgrade(ctx context.Context, req *Request, held string, sid i
 	for _, k := range kids[i+1 : j] {
 		if k.Kind != layout.Read {
 			w.fail(errs.ErrDowngradeBlocked)
-			return nil, errs.Errorf("downgrade %q: %w", req.Resource, errs.ErrDowngradeBlocked)
+			return nil, errs.Errorf("downgrade %q: %w: a writer is queued behind the lease, and would go first", req.Resource, errs.ErrDowngradeBlocked)
 		}
 	}
 	// The session may have expired while we made the read node (a pause,
