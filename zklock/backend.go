@@ -181,9 +181,14 @@ func (c *Client) nodeData(cfg acquireConfig) []byte {
 	case cfg.data != nil:
 		return cfg.data
 	case cfg.label != "":
-		host, _ := os.Hostname()
-		data, _ := json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: cfg.label})
-		return data
+		return labelData(cfg.label)
 	}
 	return c.owner
+}
+
+// labelData is the owner record of a lease labelled label (LeaseLabel).
+func labelData(label string) []byte {
+	host, _ := os.Hostname()
+	data, _ := json.Marshal(Owner{Host: host, PID: os.Getpid(), Label: label})
+	return data
 }

@@ -89,10 +89,18 @@ func (m *MemoryLocker) key(resource string, raw bool) (string, error) {
 	return resource, ValidateResource(resource)
 }
 
-// check refuses elections: the MemoryLocker has no Campaign.
+// check refuses elections (the MemoryLocker has no Campaign), and a
+// LeaseLabel whose owner record the Client could not store.
 func (m *MemoryLocker) check(cfg acquireConfig) error {
 	if cfg.mode == Election {
 		return fmt.Errorf("%w: the MemoryLocker holds no elections", ErrInvalidOption)
+	}
+	// A label of MaxValueLen/8 bytes or fewer fits: JSON writes a byte
+	// in 6 at most.
+	if len(cfg.label) > MaxValueLen/8 {
+		if n := len(labelData(cfg.label)); n > MaxValueLen {
+			return fmt.Errorf("%w: %d bytes, the limit is %d", ErrValueTooLarge, n, MaxValueLen)
+		}
 	}
 	return nil
 }
@@ -350,7 +358,7 @@ func (m *MemoryLocker) downgrade(ctx context.Context, l *Lease) (*Lease, error) 
 			for _, n := range q.nodes[i+1:] {
 				if n.Kind != layout.Read {
 					m.mu.Unlock()
-					return nil, errs.Errorf("downgrade %q: %w", st.resource, ErrDowngradeBlocked)
+					return nil, errs.Errorf("downgrade %q: %w: a writer is queued behind the lease, and would go first", st.resource, ErrDowngradeBlocked)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package zklock_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +122,31 @@ func TestIntegration_NilContextIsRefused(t *testing.T) {
 	}
 	if err := c.Lead(nilCtx, "e", nil, func(context.Context) error { return nil }); !errors.Is(err, zklock.ErrInvalidOption) {
 		t.Errorf("Lead(nil) = %v; want ErrInvalidOption", err)
+	}
+}
+
+// A LeaseLabel whose owner record ZooKeeper could not store is
+// ErrValueTooLarge on the MemoryLocker too, as on the Client.
+func TestIntegration_OversizedLabelIsRefusedEverywhere(t *testing.T) {
+	c := newClient(t, zktest.UniqueRoot(t))
+	ctx := testCtx(t)
+	label := strings.Repeat("\x00", zklock.MaxValueLen/5) // 6 bytes each in JSON
+	for _, lk := range []struct {
+		name string
+		l    zklock.Locker
+	}{{"zookeeper", c}, {"memory", zklock.NewMemoryLocker()}} {
+		l, err := lk.l.Acquire(ctx, "r", zklock.LeaseLabel(label))
+		if l != nil {
+			_ = l.Release(ctx)
+		}
+		if !errors.Is(err, zklock.ErrValueTooLarge) {
+			t.Errorf("%s: an oversized label = %v; want ErrValueTooLarge", lk.name, err)
+		}
+		l, err = lk.l.Acquire(ctx, "r", zklock.LeaseLabel(strings.Repeat("x", 1000)))
+		if err != nil {
+			t.Errorf("%s: a label of 1,000 bytes = %v", lk.name, err)
+		} else {
+			_ = l.Release(ctx)
+		}
 	}
 }
