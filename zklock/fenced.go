@@ -54,13 +54,17 @@ func (e *FencedError) Unwrap() error { return e.Err }
 // gone, naming the failed op otherwise; nothing of ops was written. When
 // the connection is lost before the answer, the error matches
 // ErrUnavailable and the transaction may or may not have committed,
-// as with any ZooKeeper write.
+// as with any ZooKeeper write. A lease released is refused at once with
+// ErrReleased.
 func (c *Client) Fenced(ctx context.Context, l *Lease, ops ...any) ([]zk.MultiResponse, error) {
 	if l == nil {
 		return nil, fmt.Errorf("%w: Fenced needs a lease", ErrInvalidOption)
 	}
 	if b, ok := l.st.owner.(*zkBackend); !ok || b.c != c {
 		return nil, fmt.Errorf("%w: Fenced needs a lease of this Client", ErrInvalidOption)
+	}
+	if err := l.Err(); errors.Is(err, ErrReleased) {
+		return nil, err
 	}
 	parts := l.Parts()
 	all := make([]any, 0, len(parts)+len(ops))

@@ -181,3 +181,26 @@ func TestIntegration_FencedWantsThisClientsLease(t *testing.T) {
 		t.Fatalf("Fenced with a MemoryLocker lease = %v; want ErrInvalidOption", err)
 	}
 }
+
+// A lease released is refused at once with ErrReleased (a new user's probe
+// saw ErrLeaseLost, the server's answer for its gone node), and nothing
+// is written.
+func TestIntegration_FencedRefusesAReleasedLease(t *testing.T) {
+	root := zktest.UniqueRoot(t)
+	c := newClient(t, root)
+	ctx := testCtx(t)
+	data, value := fencedData(t, c, root)
+	l, err := c.Acquire(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Fenced(ctx, l, &zk.SetDataRequest{Path: data, Data: []byte("late"), Version: -1}); !errors.Is(err, zklock.ErrReleased) {
+		t.Fatalf("Fenced with a released lease = %v; want ErrReleased", err)
+	}
+	if v := value(); v == "late" {
+		t.Fatal("the write of a released lease went through")
+	}
+}

@@ -117,14 +117,15 @@ func (s zkStore) Write(ctx context.Context, c *zklock.Client, l *zklock.Lease, w
 }
 
 // zkWriteOutcome classifies a failed fenced write, in the database
-// stores' words: a lease's node gone is the fence's refusal (WriteStale);
+// stores' words: a lease's node gone, or the lease released (Fenced
+// refuses it without a request), is the fence's refusal (WriteStale);
 // an answer lost with the connection, or a session expired under the
 // write, is WriteAborted (the first may have committed: the log says);
 // anything else, one of the store's own operations refused included, is
 // WriteError.
 func zkWriteOutcome(err error) string {
 	switch {
-	case errors.Is(err, zklock.ErrLeaseLost):
+	case errors.Is(err, zklock.ErrLeaseLost), errors.Is(err, zklock.ErrReleased):
 		return WriteStale
 	case errors.Is(err, context.DeadlineExceeded):
 		return WriteTimeout
