@@ -28,7 +28,8 @@ const (
 	ExitTimeout = 112
 	// ExitUnreachable: ZooKeeper is unavailable: no session could be
 	// established within --connect-timeout (for run --try, within
-	// TryBound of the session timeout), or ZooKeeper did not answer a
+	// TryBound of the session timeout; for run --wait D, within D if
+	// shorter), or ZooKeeper did not answer a
 	// try within that bound, or became unreachable while waiting.
 	ExitUnreachable = 113
 	// ExitLeaseLost: the lease was lost while CMD ran (its node was
@@ -51,8 +52,9 @@ const exitCodeTable = `Exit codes:
   2        usage error: bad flag or argument, unknown subcommand, run without CMD
   111      busy: --try and the lock is held by someone else (-E N: N instead)
   112      timeout: --wait passed before the lock was acquired (-E N: N instead)
-  113      ZooKeeper unavailable: no session within --connect-timeout, or
-           run --try got no answer within min(session timeout/3, 1s)
+  113      ZooKeeper unavailable: no session within --connect-timeout (run
+           --wait D: within D, if shorter), or run --try got no answer
+           within min(session timeout/3, 1s)
   114      lease lost while CMD ran; CMD was sent SIGTERM (SIGKILL after --grace)
   126      CMD could not be started; 127: CMD not found
   128+N    CMD was killed by signal N (or zklock was interrupted by N while waiting)

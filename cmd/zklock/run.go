@@ -45,10 +45,11 @@ every writer and exclusive holder); --limit N is a semaphore of N holders
 (every user of RESOURCE must give the same N).
 
 Waiting: as long as it takes, by default; --wait D gives up after D (exit
-112); --try does not wait (exit 111 when the lock is held). --try never
-waits on ZooKeeper either: while ZooKeeper is away it exits 113 within
-min(session timeout/3, 1s), connecting included (unless --connect-timeout
-is given, which then bounds the connection). -E N makes a busy --try or a
+112; 113 if no session could be made within D, ZooKeeper being away);
+--try does not wait (exit 111 when the lock is held). --try never waits
+on ZooKeeper either: while ZooKeeper is away it exits 113 within
+min(session timeout/3, 1s), connecting included. --connect-timeout, when
+given, bounds the connection instead, for both. -E N makes a busy --try or a
 passed --wait exit N instead, as flock -E does (-E 0: "someone else is
 doing it" counts as success).
 
@@ -235,6 +236,11 @@ func (o *runOpts) run(e *env, args []string) error {
 		}
 		o.cf.connectTimeout = TryBound(st)
 		o.cf.timeoutName = "the --try bound"
+	}
+	if o.wait > 0 && o.wait < o.cf.connectTimeout && !isSet(o.fs, "connect-timeout") {
+		// nor does a wait: --wait D gives up after D, connecting included
+		o.cf.connectTimeout = o.wait
+		o.cf.timeoutName = "--wait"
 	}
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)

@@ -219,6 +219,20 @@ func TestRunTryWhileZooKeeperIsAway(t *testing.T) {
 	if r.code != ExitUnreachable || !strings.Contains(r.stderr, "within 300ms (--connect-timeout)") {
 		t.Errorf("--connect-timeout 300ms: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// --wait D bounds the connection too (a new user's probe waited the
+	// 10 s connect timeout for --wait 2s): 113 within D.
+	begin := time.Now()
+	r = zkl(t, nil, "run", "--servers", proxy.Addr(), "--wait", "700ms", "nightly", "--", "touch", ran)
+	took := time.Since(begin)
+	if r.code != ExitUnreachable || !strings.Contains(r.stderr, "within 700ms (--wait)") {
+		t.Errorf("--wait 700ms: exit %d, stderr %q; want %d", r.code, r.stderr, ExitUnreachable)
+	}
+	if took > 700*time.Millisecond+DefaultConnectTimeout/2 {
+		t.Errorf("--wait 700ms: answered after %v; want within 700ms and a process start", took)
+	}
+	if exists(ran) {
+		t.Error("CMD ran while ZooKeeper was away")
+	}
 }
 
 // TestBreak: the administrator of zklock.WithAdminDigest breaks a stuck
