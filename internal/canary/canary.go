@@ -46,11 +46,16 @@ const (
 	// its server diverged (two live nodes of one queue with one sequence
 	// number), as before issue 32 §3.
 	DivergedListingTrusted Name = "diverged-listing-trusted"
+	// SemaphorePastOtherKinds: a semaphore node holds when fewer nodes
+	// than its limit are ahead, whatever their kind: past an exclusive,
+	// write or read node (before 6943f14).
+	SemaphorePastOtherKinds Name = "semaphore-past-other-kinds"
 )
 
-// All lists every canary, in the order of issue 32.
+// All lists every canary, in the order of issue 32, then as defects were
+// found.
 var All = []Name{RequeueNoWatch, LostCreateNoSync, DowngradeLost, NoLossMargin, OldSessionGrant,
-	SemaphoreNAhead, TryUnbounded, StoreAcceptsAnyToken, DivergedListingTrusted}
+	SemaphoreNAhead, TryUnbounded, StoreAcceptsAnyToken, DivergedListingTrusted, SemaphorePastOtherKinds}
 
 // Known reports whether n names a canary.
 func Known(n Name) bool { return slices.Contains(All, n) }

@@ -89,4 +89,10 @@ var checks = []check{{
 	pkg:     "./zklock",
 	run:     "^TestIntegration_ModelScenarios$/^diverged-listing-grants-nothing$",
 	verdict: regexp.MustCompile(`model-based test failed on zookeeper: step \d+: op\d+ holds .*, granted on a diverged server's listing`),
+}, {
+	canary:  canary.SemaphorePastOtherKinds,
+	name:    "model scenario semaphore-behind-another-mode",
+	pkg:     "./zklock",
+	run:     "^TestIntegration_ModelScenarios$/^semaphore-behind-another-mode$",
+	verdict: regexp.MustCompile(`model-based test failed on zookeeper: step \d+: SAFETY: \d+ leases hold s at once`),
 }}

@@ -305,6 +305,9 @@ func (w *Waiter) look(ctx context.Context, kids []layout.Child) (*Park, error) {
 			return nil, errRestart
 		}
 		held, watch := layout.Rule(kids, idx, w.req.Limit)
+		if canary.On(canary.SemaphorePastOtherKinds) && w.req.Kind == layout.Semaphore && idx < max(w.req.Limit, 1) {
+			held = true // the canary: fewer than the limit ahead, whatever their kind
+		}
 		w.report(ctx, idx)
 		if held {
 			return nil, w.hold(ctx)
