@@ -48,7 +48,7 @@ const (
 	DivergedListingTrusted Name = "diverged-listing-trusted"
 	// SemaphorePastOtherKinds: a semaphore node holds when fewer nodes
 	// than its limit are ahead, whatever their kind: past an exclusive,
-	// write or read node (before 968e833).
+	// write or read node (before 8fe99bf).
 	SemaphorePastOtherKinds Name = "semaphore-past-other-kinds"
 )
 
