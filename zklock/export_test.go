@@ -56,3 +56,11 @@ func ProverSyncs(c *Client) uint64 { return c.sess.ProverSyncs() }
 // LossDeadline returns when c's held leases would be given up if the
 // leader were not heard to hear from the session again.
 func LossDeadline(c *Client) time.Time { return c.sess.LossDeadline() }
+
+// LeaseViews returns how many Leases of l's state have a Done channel of
+// their own registered with it.
+func LeaseViews(l *Lease) int {
+	l.st.mu.Lock()
+	defer l.st.mu.Unlock()
+	return len(l.st.views)
+}

@@ -22,6 +22,7 @@ type Lease struct {
 	// gone: released while the state lived on, for a re-entry of it
 	// (st.mu).
 	gone bool
+	view bool // made by LeaseFromContext: it cannot be released
 }
 
 // Resource returns the resource name (for a multi-resource lease, the names
@@ -95,10 +96,13 @@ func (l *Lease) Done() <-chan struct{} {
 	switch {
 	case l.own.Load() != nil:
 		return *l.own.Load()
-	case st.ended:
-		return st.done
 	case l.gone:
 		return closedChan
+	case st.ended, l.view:
+		// A view (LeaseFromContext) cannot be released: it ends with the
+		// state, and needs no channel of its own, which would stay
+		// registered until then, one per call.
+		return st.done
 	}
 	ch := make(chan struct{})
 	l.own.Store(&ch)

@@ -87,7 +87,7 @@ func lendersAre(lenders map[string]*leaseState, st *leaseState) bool {
 // Err...) but cannot release it: its Release returns ErrReleased.
 func LeaseFromContext(ctx context.Context) *Lease {
 	if cl, _ := ctx.Value(ctxKey{}).(*ctxLease); cl != nil {
-		l := &Lease{st: cl.st}
+		l := &Lease{st: cl.st, view: true}
 		l.released.Store(true)
 		return l
 	}
