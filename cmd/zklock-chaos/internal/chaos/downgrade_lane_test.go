@@ -36,7 +36,7 @@ func TestIntegration_DowngradeLaneRecordsALostDowngradeAtTheCall(t *testing.T) {
 	}
 	defer c.Close()
 	w := &worker{spec: workerSpec{Hub: h.Addr(), Proc: 5, Slot: 1, RW: []string{"rw-0"}, SessionTimeout: sessionTimeout,
-		HangGrace: 2 * time.Second, Work: time.Millisecond}, c: c, hc: &http.Client{Timeout: 10 * time.Second}, pid: os.Getpid(),
+		HangGrace: 2 * time.Second, Work: time.Millisecond}, c: c, hc: &http.Client{Timeout: 10 * time.Second}, hubGone: func(error) {}, pid: os.Getpid(),
 		held: map[string]map[*heldLease]bool{}, requeues: newRequeues()}
 	ln := &lane{w: w, rng: rand.New(rand.NewPCG(1, 2)), recipe: ModeDowngrade}
 

@@ -53,7 +53,7 @@ func TestIntegration_AcquireStampedWhenItReturned(t *testing.T) {
 	defer c.Close()
 	g := &gatedLosses{open: make(chan struct{})}
 	w := &worker{spec: workerSpec{Hub: h.Addr(), Proc: 5, Slot: 1, HangGrace: time.Second, Work: time.Millisecond},
-		c: c, hc: &http.Client{Transport: g, Timeout: 30 * time.Second}, pid: os.Getpid(),
+		c: c, hc: &http.Client{Transport: g, Timeout: 30 * time.Second}, hubGone: func(error) {}, pid: os.Getpid(),
 		held: map[string]map[*heldLease]bool{}, requeues: newRequeues()}
 	ln := &lane{w: w, rng: rand.New(rand.NewPCG(1, 2)), recipe: ModeExclusive}
 	try := func(op int64) attempt {

@@ -77,8 +77,13 @@ type worker struct {
 	spec workerSpec
 	c    *zklock.Client
 	hc   *http.Client
-	op   atomic.Int64 // last op number, shared by the lanes
-	pid  int
+	// hubGone, when set, is told instead of the process exiting when the
+	// hub cannot be reached: a test's worker runs in the test's own
+	// process, whose hub closes when the test ends while a loss watcher
+	// of the worker may still be posting.
+	hubGone func(err error)
+	op      atomic.Int64 // last op number, shared by the lanes
+	pid     int
 
 	mu   sync.Mutex
 	held map[string]map[*heldLease]bool // leases of the lanes, by resource
@@ -437,6 +442,10 @@ func (w *worker) post(path string, v, out any) {
 			}
 		}
 		if attempt == 5 {
+			if w.hubGone != nil {
+				w.hubGone(err)
+				return
+			}
 			fmt.Fprintf(os.Stderr, "chaos worker %d: hub unreachable: %v\n", w.spec.Proc, err)
 			os.Exit(4)
 		}

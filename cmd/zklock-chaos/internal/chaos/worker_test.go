@@ -23,7 +23,7 @@ func TestIntegration_ReportLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	w := &worker{spec: workerSpec{Hub: h.Addr(), Proc: 5, Slot: 2}, c: c, hc: &http.Client{Timeout: 10 * time.Second}, pid: os.Getpid()}
+	w := &worker{spec: workerSpec{Hub: h.Addr(), Proc: 5, Slot: 2}, c: c, hc: &http.Client{Timeout: 10 * time.Second}, hubGone: func(error) {}, pid: os.Getpid()}
 
 	l, err := c.Acquire(ctx, "res-0")
 	if err != nil {
